@@ -1,0 +1,228 @@
+//! Baselines: the reviewed state, stored in the link title as `knit:<baseline>`.
+//!
+//! Scheme v1 (at most 40 chars of `[A-Za-z0-9_-]`): the first char is the scheme
+//! version (`1`), so a future `2…` can coexist; the second is a flags char (6 bits);
+//! then fingerprints in base64url (12 chars = 72 bits each).
+//!
+//! | type | layout | length |
+//! |---|---|---|
+//! | declaration | `1` flags fp [body] [sketch(14)] | 14, 26, 28 or 40 |
+//! | line range | `1` flags fp count(3) | 17 |
+//! | doc section | `1` flags fp | 14 |
+//!
+//! Flags: bits 0–1 type (0 declaration, 1 line range, 2 doc); for declarations bit 2 =
+//! has a matchable body, bit 3 = that body was unique in its file when recorded (stage 3
+//! and 4 are refused otherwise: an identical twin makes any body match a guess), bits 4–5
+//! the coarse identity kind. The 84-bit member sketch of a container lets a stale
+//! container name members whose tokens are not in the baseline.
+
+use knit_syntax::fingerprint::{decode_b64, encode_b64};
+use knit_syntax::{Declaration, Fingerprint, IdentityKind};
+
+pub const TITLE_PREFIX: &str = "knit:";
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const SKETCH_BITS: u32 = 84;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Baseline {
+    Declaration {
+        fingerprint: Fingerprint,
+        body: Option<Fingerprint>,
+        body_unique: bool,
+        identity: IdentityKind,
+        sketch: Option<u128>,
+    },
+    Lines {
+        fingerprint: Fingerprint,
+        /// Number of non-blank lines hashed (for relocation windows).
+        count: u32,
+    },
+    Doc {
+        fingerprint: Fingerprint,
+    },
+}
+
+fn flag_char(bits: u8) -> char {
+    ALPHABET[(bits & 63) as usize] as char
+}
+
+fn flag_bits(c: u8) -> Option<u8> {
+    ALPHABET.iter().position(|&a| a == c).map(|p| p as u8)
+}
+
+fn identity_bits(id: IdentityKind) -> u8 {
+    match id {
+        IdentityKind::Callable => 0,
+        IdentityKind::Type => 1,
+        IdentityKind::Value => 2,
+        IdentityKind::Module => 3,
+    }
+}
+
+fn identity_from(bits: u8) -> IdentityKind {
+    match bits & 3 {
+        0 => IdentityKind::Callable,
+        1 => IdentityKind::Type,
+        2 => IdentityKind::Value,
+        _ => IdentityKind::Module,
+    }
+}
+
+/// The sketch bit of one member.
+pub fn member_bit(name: &str, fp: &Fingerprint) -> u128 {
+    let mut h = blake3::Hasher::new();
+    h.update(name.as_bytes());
+    h.update(&fp.0);
+    let b = h.finalize();
+    let n = u64::from_le_bytes(b.as_bytes()[..8].try_into().unwrap_or([0; 8]));
+    1u128 << (n % u64::from(SKETCH_BITS))
+}
+
+impl Baseline {
+    /// The baseline of a declaration as it is now. `body_unique`: no other declaration
+    /// of the same file has the same matchable body.
+    pub fn of_declaration(d: &Declaration, body_unique: bool) -> Baseline {
+        let sketch = if d.members.is_empty() {
+            None
+        } else {
+            Some(d.members.iter().fold(0u128, |acc, (n, fp)| acc | member_bit(n, fp)))
+        };
+        Baseline::Declaration {
+            fingerprint: d.fingerprint,
+            body: d.matchable_body(),
+            body_unique,
+            identity: d.identity,
+            sketch,
+        }
+    }
+
+    pub fn encode(&self) -> String {
+        let mut s = String::from("1");
+        match self {
+            Baseline::Declaration { fingerprint, body, body_unique, identity, sketch } => {
+                let mut bits = 0u8;
+                if body.is_some() {
+                    bits |= 1 << 2;
+                }
+                if *body_unique {
+                    bits |= 1 << 3;
+                }
+                bits |= identity_bits(*identity) << 4;
+                s.push(flag_char(bits));
+                s.push_str(&fingerprint.encode());
+                if let Some(b) = body {
+                    s.push_str(&b.encode());
+                }
+                if let Some(sk) = sketch {
+                    // 84 bits: the low 10.5 bytes; encode 12 bytes, drop the 2 leading chars.
+                    let bytes = sk.to_be_bytes();
+                    let enc = encode_b64(&bytes[4..16]);
+                    s.push_str(&enc[2..]);
+                }
+            }
+            Baseline::Lines { fingerprint, count } => {
+                s.push(flag_char(1));
+                s.push_str(&fingerprint.encode());
+                let c = (*count).min(262_143);
+                for shift in [12u32, 6, 0] {
+                    s.push(ALPHABET[((c >> shift) & 63) as usize] as char);
+                }
+            }
+            Baseline::Doc { fingerprint } => {
+                s.push(flag_char(2));
+                s.push_str(&fingerprint.encode());
+            }
+        }
+        s
+    }
+
+    pub fn decode(s: &str) -> Option<Baseline> {
+        let b = s.as_bytes();
+        if b.len() < 14 || b[0] != b'1' {
+            return None;
+        }
+        let bits = flag_bits(b[1])?;
+        let fingerprint = Fingerprint::decode(s.get(2..14)?)?;
+        match bits & 3 {
+            0 => {
+                let has_body = bits & (1 << 2) != 0;
+                let mut rest = s.get(14..)?;
+                let body = if has_body {
+                    let fp = Fingerprint::decode(rest.get(..12)?)?;
+                    rest = rest.get(12..)?;
+                    Some(fp)
+                } else {
+                    None
+                };
+                let sketch = match rest.len() {
+                    0 => None,
+                    14 => {
+                        let bytes = decode_b64(&format!("AA{rest}"))?;
+                        let mut full = [0u8; 16];
+                        full[4..16].copy_from_slice(bytes.get(..12)?);
+                        Some(u128::from_be_bytes(full))
+                    }
+                    _ => return None,
+                };
+                Some(Baseline::Declaration {
+                    fingerprint,
+                    body,
+                    body_unique: bits & (1 << 3) != 0,
+                    identity: identity_from(bits >> 4),
+                    sketch,
+                })
+            }
+            1 => {
+                let c = s.get(14..17)?;
+                if s.len() != 17 {
+                    return None;
+                }
+                let mut count = 0u32;
+                for ch in c.bytes() {
+                    count = (count << 6) | u32::from(flag_bits(ch)?);
+                }
+                Some(Baseline::Lines { fingerprint, count })
+            }
+            2 if s.len() == 14 => Some(Baseline::Doc { fingerprint }),
+            _ => None,
+        }
+    }
+}
+
+/// Finds the `knit:` token in a link title.
+pub fn baseline_in_title(title: &str) -> Option<&str> {
+    title.split_whitespace().find_map(|w| w.strip_prefix(TITLE_PREFIX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_every_type() {
+        let fp = Fingerprint::of_bytes(b"a");
+        let body = Fingerprint::of_bytes(b"b");
+        let all = [
+            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, identity: IdentityKind::Value, sketch: None },
+            Baseline::Declaration {
+                fingerprint: fp,
+                body: Some(body),
+                body_unique: true,
+                identity: IdentityKind::Type,
+                sketch: Some((1 << 83) | 5),
+            },
+            Baseline::Declaration { fingerprint: fp, body: Some(body), body_unique: false, identity: IdentityKind::Module, sketch: None },
+            Baseline::Lines { fingerprint: fp, count: 4242 },
+            Baseline::Doc { fingerprint: fp },
+        ];
+        for b in all {
+            let s = b.encode();
+            assert!(s.len() <= 40, "{s}");
+            assert!(s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.'));
+            assert_eq!(Baseline::decode(&s), Some(b.clone()), "{s}");
+        }
+        assert_eq!(Baseline::decode("2abc"), None);
+        assert_eq!(Baseline::decode("1"), None);
+        assert_eq!(baseline_in_title("Reviewed knit:1abc by me"), Some("1abc"));
+    }
+}

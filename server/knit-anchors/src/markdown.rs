@@ -1,0 +1,376 @@
+//! Markdown side: the links of a doc (inline links and reference definitions) with exact
+//! byte spans of their destination and title, `path:12-40` mentions in inline code, and
+//! headings (for doc anchors). Links inside code spans and fenced code are never seen:
+//! pulldown-cmark does not report them as links.
+
+use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
+use std::ops::Range;
+
+/// How the link is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkForm {
+    /// `[text](dest "title")`
+    Inline,
+    /// `[label]: dest "title"`
+    Reference,
+}
+
+/// One link of a doc, positioned exactly so that edits touch only what they mean to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocLink {
+    pub form: LinkForm,
+    /// 1-based line of the link's start.
+    pub line: u32,
+    /// 1-based position among the links starting on that line.
+    pub ordinal: u32,
+    /// The whole link (inline) or definition (reference).
+    pub span: Range<usize>,
+    /// The visible text (inline) or label (reference), as written.
+    pub text: String,
+    pub text_span: Range<usize>,
+    /// The destination as written (still percent-encoded, without `<>`).
+    pub dest_raw: String,
+    /// Span of the destination in the source, `<>` included when present.
+    pub dest_span: Range<usize>,
+    /// The title's content, without delimiters.
+    pub title: Option<String>,
+    /// Span of the title's content (inside the delimiters).
+    pub title_span: Option<Range<usize>>,
+}
+
+/// `path:12-40` or `path:12` written in inline code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mention {
+    pub line: u32,
+    /// The code span including its backticks.
+    pub span: Range<usize>,
+    pub path: String,
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Heading {
+    pub level: u8,
+    pub slug: String,
+    pub text: String,
+    pub line: u32,
+    /// Byte offset where the heading starts.
+    pub start: usize,
+}
+
+/// Everything knit reads from one Markdown doc.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DocScan {
+    pub links: Vec<DocLink>,
+    pub mentions: Vec<Mention>,
+    pub headings: Vec<Heading>,
+}
+
+/// Byte offset → 1-based line.
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(src: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(src.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+    pub fn line_of(&self, offset: usize) -> u32 {
+        (self.starts.partition_point(|&s| s <= offset)) as u32
+    }
+    pub fn line_start(&self, line: u32) -> usize {
+        self.starts.get(line.saturating_sub(1) as usize).copied().unwrap_or(usize::MAX)
+    }
+}
+
+pub fn scan(src: &str) -> DocScan {
+    let lines = LineIndex::new(src);
+    let mut out = DocScan::default();
+    let parser = Parser::new_ext(src, Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_HEADING_ATTRIBUTES);
+    let defs: Vec<(usize, usize)> = parser
+        .reference_definitions()
+        .iter()
+        .map(|(_, def)| (def.span.start, def.span.end))
+        .collect();
+    let mut link_stack: Vec<(usize, bool, usize)> = Vec::new(); // (start, is_inline, max inner end)
+    let mut heading: Option<(u8, usize, String)> = None;
+    let mut slugs = SlugCounter::default();
+    for (event, range) in parser.into_offset_iter() {
+        if let Some(top) = link_stack.last_mut() {
+            if !matches!(event, Event::End(TagEnd::Link)) && top.0 != range.start {
+                top.2 = top.2.max(range.end);
+            }
+        }
+        match event {
+            Event::Start(Tag::Link { link_type, .. }) => {
+                let inline = matches!(link_type, LinkType::Inline);
+                link_stack.push((range.start, inline, range.start + 1));
+            }
+            Event::End(TagEnd::Link) => {
+                if let Some((start, inline, inner_end)) = link_stack.pop() {
+                    if inline {
+                        if let Some(link) = parse_inline(src, start, range.end, inner_end) {
+                            out.links.push(link);
+                        }
+                    }
+                }
+            }
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading = Some((heading_level(level), range.start, String::new()));
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, start, text)) = heading.take() {
+                    let text = text.trim().to_string();
+                    out.headings.push(Heading {
+                        level,
+                        slug: slugs.slug(&text),
+                        text,
+                        line: lines.line_of(start),
+                        start,
+                    });
+                }
+            }
+            Event::Text(t) | Event::Code(t) if heading.is_some() => {
+                if let Some((_, _, text)) = heading.as_mut() {
+                    text.push_str(&t);
+                }
+            }
+            Event::Code(code) => {
+                if let Some(m) = parse_mention(&code) {
+                    out.mentions.push(Mention { line: lines.line_of(range.start), span: range.clone(), path: m.0, start: m.1, end: m.2 });
+                }
+            }
+            _ => {}
+        }
+    }
+    for (start, end) in defs {
+        if let Some(link) = parse_definition(src, start, end) {
+            out.links.push(link);
+        }
+    }
+    out.links.sort_by_key(|l| l.span.start);
+    let mut last_line = 0;
+    let mut ord = 0;
+    for link in &mut out.links {
+        link.line = lines.line_of(link.span.start);
+        if link.line == last_line {
+            ord += 1;
+        } else {
+            last_line = link.line;
+            ord = 1;
+        }
+        link.ordinal = ord;
+    }
+    out
+}
+
+fn heading_level(l: HeadingLevel) -> u8 {
+    match l {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+/// GitHub-style heading slugs, with `-1`, `-2` for repeats.
+#[derive(Default)]
+struct SlugCounter {
+    seen: std::collections::HashMap<String, u32>,
+}
+
+impl SlugCounter {
+    fn slug(&mut self, text: &str) -> String {
+        let base = slugify(text);
+        let n = self.seen.entry(base.clone()).or_insert(0);
+        let slug = if *n == 0 { base.clone() } else { format!("{base}-{n}") };
+        *n += 1;
+        slug
+    }
+}
+
+pub fn slugify(text: &str) -> String {
+    text.trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                Some(c)
+            } else if c == ' ' {
+                Some('-')
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// `src/a.ts:12-40` → (path, 12, 40). The path must look like a file (has an extension).
+fn parse_mention(code: &str) -> Option<(String, u32, u32)> {
+    let code = code.trim();
+    let (path, range) = code.rsplit_once(':')?;
+    if path.is_empty() || path.contains(char::is_whitespace) || path.contains("://") {
+        return None;
+    }
+    let file = path.rsplit('/').next()?;
+    let (stem, ext) = file.rsplit_once('.')?;
+    if stem.is_empty() || ext.is_empty() || !ext.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let (a, b) = match range.split_once('-') {
+        Some((a, b)) => (a, b),
+        None => (range, range),
+    };
+    let start: u32 = a.parse().ok()?;
+    let end: u32 = b.parse().ok()?;
+    (start >= 1 && end >= start).then(|| (path.to_string(), start, end))
+}
+
+/// Parses `[text](dest "title")` given the link's span and the end of its inner text.
+fn parse_inline(src: &str, start: usize, end: usize, inner_end: usize) -> Option<DocLink> {
+    let bytes = src.as_bytes();
+    // The destination starts at the first `](` at or after the inner text's end.
+    let search_from = inner_end.min(end);
+    let rel = src.get(search_from..end)?.find("](")?;
+    let close_bracket = search_from + rel;
+    let open_paren = close_bracket + 1;
+    if bytes.get(end - 1) != Some(&b')') {
+        return None;
+    }
+    let (dest_raw, dest_span, title, title_span) = parse_dest_and_title(src, open_paren + 1, end - 1)?;
+    Some(DocLink {
+        form: LinkForm::Inline,
+        line: 0,
+        ordinal: 0,
+        span: start..end,
+        text: src.get(start + 1..close_bracket).unwrap_or("").to_string(),
+        text_span: start + 1..close_bracket,
+        dest_raw,
+        dest_span,
+        title,
+        title_span,
+    })
+}
+
+fn parse_definition(src: &str, start: usize, end: usize) -> Option<DocLink> {
+    let text = src.get(start..end)?;
+    let lead = text.len() - text.trim_start().len();
+    let label_open = start + lead;
+    let rel = src.get(label_open..end)?.find("]:")?;
+    let label_close = label_open + rel;
+    let (dest_raw, dest_span, title, title_span) = parse_dest_and_title(src, label_close + 2, end)?;
+    Some(DocLink {
+        form: LinkForm::Reference,
+        line: 0,
+        ordinal: 0,
+        span: label_open..end,
+        text: src.get(label_open + 1..label_close).unwrap_or("").to_string(),
+        text_span: label_open + 1..label_close,
+        dest_raw,
+        dest_span,
+        title,
+        title_span,
+    })
+}
+
+type DestTitle = (String, Range<usize>, Option<String>, Option<Range<usize>>);
+
+/// Within `src[from..to]`: whitespace, destination (`<…>` or bare with balanced parens),
+/// whitespace, optional title (`"…"`, `'…'` or `(…)`).
+fn parse_dest_and_title(src: &str, from: usize, to: usize) -> Option<DestTitle> {
+    let bytes = src.as_bytes();
+    let mut i = from;
+    while i < to && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let dest_start = i;
+    let dest_raw;
+    if bytes.get(i) == Some(&b'<') {
+        let close = src.get(i + 1..to)?.find('>')? + i + 1;
+        dest_raw = src.get(i + 1..close)?.to_string();
+        i = close + 1;
+    } else {
+        let mut depth = 0i32;
+        while i < to {
+            match bytes[i] {
+                b'\\' => i += 1,
+                b'(' => depth += 1,
+                b')' if depth == 0 => break,
+                b')' => depth -= 1,
+                c if c.is_ascii_whitespace() => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        i = i.min(to);
+        dest_raw = src.get(dest_start..i)?.replace("\\(", "(").replace("\\)", ")");
+    }
+    let dest_span = dest_start..i;
+    while i < to && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let mut title = None;
+    let mut title_span = None;
+    if i < to {
+        let (open, close) = match bytes[i] {
+            b'"' => (b'"', b'"'),
+            b'\'' => (b'\'', b'\''),
+            b'(' => (b'(', b')'),
+            _ => return Some((dest_raw, dest_span, None, None)),
+        };
+        let _ = open;
+        let tstart = i + 1;
+        let mut j = tstart;
+        while j < to && bytes[j] != close {
+            if bytes[j] == b'\\' {
+                j += 1;
+            }
+            j += 1;
+        }
+        if j <= to && j < bytes.len() && bytes[j] == close {
+            title = Some(src.get(tstart..j)?.to_string());
+            title_span = Some(tstart..j);
+        }
+    }
+    Some((dest_raw, dest_span, title, title_span))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_inline_reference_and_mentions() {
+        let src = "# Guide\n\nSee [the `resolver`](../src/a.ts#A.b \"knit:1x\") and [x](<My Lib/a.ts#f>).\n\n`src/a.ts:3-9` and `not a mention`\n\n```\n[no](src/a.ts#f)\n```\n\n`[no](src/a.ts#g)`\n\n[ref]: /src/b.ts#g 'note'\n";
+        let scan = scan(src);
+        assert_eq!(scan.links.len(), 3, "{:#?}", scan.links);
+        let a = &scan.links[0];
+        assert_eq!(a.dest_raw, "../src/a.ts#A.b");
+        assert_eq!(a.title.as_deref(), Some("knit:1x"));
+        assert_eq!(a.line, 3);
+        assert_eq!(&src[a.dest_span.clone()], "../src/a.ts#A.b");
+        assert_eq!(&src[a.title_span.clone().unwrap()], "knit:1x");
+        let b = &scan.links[1];
+        assert_eq!(b.dest_raw, "My Lib/a.ts#f");
+        assert_eq!(b.ordinal, 2);
+        let r = &scan.links[2];
+        assert_eq!(r.form, LinkForm::Reference);
+        assert_eq!(r.dest_raw, "/src/b.ts#g");
+        assert_eq!(r.title.as_deref(), Some("note"));
+        assert_eq!(scan.mentions.len(), 1);
+        assert_eq!((scan.mentions[0].start, scan.mentions[0].end), (3, 9));
+        assert_eq!(scan.headings[0].slug, "guide");
+    }
+
+    #[test]
+    fn swift_labels_in_destination() {
+        let src = "[blend](Sources/Mixer.swift#Mixer.blend(first:second:))\n";
+        let scan = scan(src);
+        assert_eq!(scan.links[0].dest_raw, "Sources/Mixer.swift#Mixer.blend(first:second:)");
+    }
+}

@@ -1,0 +1,137 @@
+//! The only door to the outside world: the engine reads files through [`SourceTree`]
+//! and caches parses through [`DeclCache`]. The CLI backs the tree with the disk, the
+//! language server with open buffers over the disk, tests with [`MemTree`].
+
+use knit_syntax::{FileSyntax, Lang};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+/// Why a file could not be read as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadError {
+    Missing,
+    /// Larger than the per-file limit (size in bytes).
+    TooLarge(u64),
+    /// Contains NUL bytes.
+    Binary,
+    NotUtf8,
+    /// Resolves outside the workspace root (through a symlink).
+    Outside,
+    Io(String),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Missing => write!(f, "file not found"),
+            ReadError::TooLarge(n) => write!(f, "file is too large ({n} bytes)"),
+            ReadError::Binary => write!(f, "binary file"),
+            ReadError::NotUtf8 => write!(f, "file is not valid UTF-8"),
+            ReadError::Outside => write!(f, "path resolves outside the workspace"),
+            ReadError::Io(e) => write!(f, "cannot read file: {e}"),
+        }
+    }
+}
+
+/// A workspace as the engine sees it. Paths are workspace-relative with `/` separators.
+pub trait SourceTree: Sync {
+    /// Every file knit may consider (ignore rules applied), sorted.
+    fn files(&self) -> Arc<Vec<String>>;
+    /// Reads a file as UTF-8 text, refusing files over `max_bytes`.
+    fn read(&self, path: &str, max_bytes: u64) -> Result<Arc<str>, ReadError>;
+    /// Whether a file or folder exists at `path` (inside the workspace).
+    fn exists(&self, path: &str) -> bool;
+}
+
+/// Parsed files by content, shared across checks: a second check parses nothing
+/// unchanged. An optional [`DeclStore`] persists entries across processes.
+#[derive(Default)]
+pub struct DeclCache {
+    map: Mutex<HashMap<(Lang, [u8; 32]), Arc<FileSyntax>>>,
+    store: Option<Box<dyn DeclStore>>,
+}
+
+/// Persistence for [`DeclCache`] (the CLI keeps it in the user's cache directory).
+pub trait DeclStore: Send + Sync {
+    fn load(&self, lang: Lang, content_hash: &[u8; 32]) -> Option<FileSyntax>;
+    fn save(&self, lang: Lang, content_hash: &[u8; 32], syntax: &FileSyntax);
+}
+
+impl DeclCache {
+    pub fn with_store(store: Box<dyn DeclStore>) -> Self {
+        DeclCache { map: Mutex::new(HashMap::new()), store: Some(store) }
+    }
+
+    /// The declarations of `text` parsed as `lang`, from cache when possible.
+    pub fn parse(&self, lang: Lang, text: &str) -> Arc<FileSyntax> {
+        let key = *blake3::hash(text.as_bytes()).as_bytes();
+        if let Some(hit) = self.map.lock().ok().and_then(|m| m.get(&(lang, key)).cloned()) {
+            return hit;
+        }
+        let syntax = self
+            .store
+            .as_ref()
+            .and_then(|s| s.load(lang, &key))
+            .unwrap_or_else(|| {
+                let parsed = knit_syntax::parse(lang, text);
+                if let Some(s) = &self.store {
+                    s.save(lang, &key, &parsed);
+                }
+                parsed
+            });
+        let syntax = Arc::new(syntax);
+        if let Ok(mut m) = self.map.lock() {
+            if m.len() > 50_000 {
+                m.clear();
+            }
+            m.insert((lang, key), syntax.clone());
+        }
+        syntax
+    }
+}
+
+/// An in-memory workspace (tests, fixtures, the LSP's overlay building block).
+#[derive(Clone, Default, Debug)]
+pub struct MemTree {
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl MemTree {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn insert(&mut self, path: &str, content: impl Into<Vec<u8>>) {
+        self.files.insert(path.to_string(), content.into());
+    }
+    pub fn remove(&mut self, path: &str) {
+        self.files.remove(path);
+    }
+    pub fn text(&self, path: &str) -> Option<&str> {
+        self.files.get(path).and_then(|b| std::str::from_utf8(b).ok())
+    }
+}
+
+/// Shared validation of raw bytes into text (used by every tree implementation).
+pub fn bytes_to_text(bytes: Vec<u8>) -> Result<Arc<str>, ReadError> {
+    if bytes.contains(&0) {
+        return Err(ReadError::Binary);
+    }
+    String::from_utf8(bytes).map(Arc::from).map_err(|_| ReadError::NotUtf8)
+}
+
+impl SourceTree for MemTree {
+    fn files(&self) -> Arc<Vec<String>> {
+        Arc::new(self.files.keys().cloned().collect())
+    }
+    fn read(&self, path: &str, max_bytes: u64) -> Result<Arc<str>, ReadError> {
+        let bytes = self.files.get(path).ok_or(ReadError::Missing)?;
+        if bytes.len() as u64 > max_bytes {
+            return Err(ReadError::TooLarge(bytes.len() as u64));
+        }
+        bytes_to_text(bytes.clone())
+    }
+    fn exists(&self, path: &str) -> bool {
+        let p = path.trim_end_matches('/');
+        self.files.contains_key(p) || self.files.keys().any(|k| k.starts_with(&format!("{p}/")))
+    }
+}

@@ -1,0 +1,214 @@
+//! `knit bench anchors`: the anchor-check benchmark (DESIGN 5). Figures are ratios
+//! against baselines measured in the same run, never absolute thresholds:
+//! cold check ÷ parse-only pass (same files, same grammars), warm re-check ÷ hashing
+//! the same bytes, one-file-edit re-check, peak RSS.
+//!
+//! The workspace is either generated (`--files N`) or a real code base (`--repo DIR`,
+//! see `bench/anchors-real.sh`, which fetches one from the npm registry at run time).
+
+use crate::GlobalArgs;
+use clap::{Args, Subcommand};
+use knit_anchors::edit::{apply_edits, record};
+use knit_anchors::{check, CheckConfig, CheckOptions, DeclCache, MemTree, Session, SourceTree};
+use knit_syntax::fragment::exact_fragment;
+use knit_syntax::Lang;
+use knit_workspace::DiskTree;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Cold check, warm re-check and one-file edit against parse-only and hashing baselines.
+    Anchors(AnchorBench),
+}
+
+#[derive(Args)]
+pub struct AnchorBench {
+    /// Generate a TypeScript workspace of this many files.
+    #[arg(long, default_value_t = 2000)]
+    files: usize,
+    /// Use the supported source files under this folder instead of generating.
+    #[arg(long)]
+    repo: Option<PathBuf>,
+    /// Anchors per code file (declarations in file order).
+    #[arg(long, default_value_t = 5)]
+    per_file: usize,
+    /// Timed repetitions (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+}
+
+pub fn run(_global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
+    match cmd {
+        BenchCommand::Anchors(b) => anchors(b),
+    }
+}
+
+fn generated_file(i: usize) -> String {
+    let mut s = format!("import {{ helper{} }} from \"./mod{}\";\n\n", i, (i + 1) % 1000);
+    s.push_str(&format!("export class Service{i} {{\n  private cache = new Map<string, number>();\n\n"));
+    for m in 0..8 {
+        s.push_str(&format!(
+            "  /** Method {m} of service {i}. */\n  public method{m}(input: string, limit = {m}): number {{\n    const key = `${{input}}:{m}`;\n    if (this.cache.has(key)) {{\n      return this.cache.get(key) ?? 0;\n    }}\n    const value = input.length * {i} + limit;\n    this.cache.set(key, value);\n    return value;\n  }}\n\n"
+        ));
+    }
+    s.push_str("}\n\n");
+    for f in 0..4 {
+        s.push_str(&format!(
+            "export function compute{i}_{f}(items: number[]): number {{\n  let total = 0;\n  for (const item of items) {{\n    total += item * {f} + {i};\n  }}\n  return total;\n}}\n\n"
+        ));
+    }
+    s
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
+    let mut tree = MemTree::new();
+    let source = match &b.repo {
+        Some(dir) => {
+            let disk = DiskTree::new(dir);
+            for p in disk.files().iter().filter(|p| Lang::from_path(p).is_some()) {
+                if let Ok(t) = disk.read(p, 1 << 20) {
+                    tree.insert(&format!("src/{p}"), t.as_bytes().to_vec());
+                }
+            }
+            format!("real code base {}", dir.display())
+        }
+        None => {
+            for i in 0..b.files {
+                tree.insert(&format!("src/mod{i}.ts"), generated_file(i));
+            }
+            format!("generated TypeScript, {} files", b.files)
+        }
+    };
+    let code: Vec<(String, String)> = tree
+        .files
+        .iter()
+        .filter_map(|(p, bytes)| Some((p.clone(), String::from_utf8(bytes.clone()).ok()?)))
+        .collect();
+    let bytes: usize = code.iter().map(|(_, t)| t.len()).sum();
+
+    // Docs: one anchor per declaration, up to --per-file per code file, 1000 per doc.
+    let setup_cache = DeclCache::default();
+    let mut lines = Vec::new();
+    for (p, text) in &code {
+        let Some(lang) = Lang::from_path(p) else { continue };
+        let syn = setup_cache.parse(lang, text);
+        for i in 0..syn.declarations.len().min(b.per_file) {
+            lines.push(format!("- [{}](../{}#{})", syn.declarations[i].simple_name(), p, exact_fragment(&syn.declarations, i)));
+        }
+    }
+    let anchors = lines.len();
+    let cfg = CheckConfig { max_files: u64::MAX, max_bytes: u64::MAX, max_millis: u64::MAX, ..CheckConfig::default() };
+    let mut docs = Vec::new();
+    for (n, chunk) in lines.chunks(1000).enumerate() {
+        let doc = format!("docs/anchors-{n:03}.md");
+        let src = format!("# Anchors {n}\n\n{}\n", chunk.join("\n"));
+        let mut session = Session::new(&tree, &setup_cache, cfg.clone());
+        let (edits, _) = record(&mut session, &doc, &src, false);
+        tree.insert(&doc, apply_edits(&src, &edits));
+        docs.push(doc);
+    }
+    let opts = CheckOptions::default();
+    let threads = rayon::current_num_threads();
+
+    // Baseline 1: parse every code file once, same grammars, on all threads and on one.
+    let parse_all = |par: bool| {
+        let t = Instant::now();
+        if par {
+            use rayon::prelude::*;
+            code.par_iter().for_each(|(p, text)| {
+                if let Some(l) = Lang::from_path(p) {
+                    knit_syntax::lang::parse_only(l, text);
+                }
+            });
+        } else {
+            for (p, text) in &code {
+                if let Some(l) = Lang::from_path(p) {
+                    knit_syntax::lang::parse_only(l, text);
+                }
+            }
+        }
+        t.elapsed()
+    };
+    let parse_par = median((0..b.runs).map(|_| parse_all(true)).collect());
+    let parse_seq = median((0..b.runs).map(|_| parse_all(false)).collect());
+    // Baseline 2: hashing the same bytes.
+    let hash = median(
+        (0..b.runs)
+            .map(|_| {
+                let t = Instant::now();
+                for (_, text) in &code {
+                    std::hint::black_box(blake3::hash(text.as_bytes()));
+                }
+                t.elapsed()
+            })
+            .collect(),
+    );
+    // Cold check: an empty parse cache every run.
+    let mut non_fresh = 0;
+    let cold = median(
+        (0..b.runs)
+            .map(|_| {
+                let cache = DeclCache::default();
+                let t = Instant::now();
+                let r = check(&tree, &cache, &cfg, &docs, &opts);
+                let d = t.elapsed();
+                non_fresh = r.anchors.iter().filter(|a| a.state != knit_anchors::State::Fresh).count();
+                d
+            })
+            .collect(),
+    );
+    // Warm re-check: nothing changed, the parse cache is shared.
+    let warm_cache = DeclCache::default();
+    check(&tree, &warm_cache, &cfg, &docs, &opts);
+    let warm = median(
+        (0..b.runs)
+            .map(|_| {
+                let t = Instant::now();
+                check(&tree, &warm_cache, &cfg, &docs, &opts);
+                t.elapsed()
+            })
+            .collect(),
+    );
+    // One-file edit: a function appended to the first code file, then a full re-check.
+    let (first, first_text) = code[0].clone();
+    let edit = median(
+        (0..b.runs)
+            .map(|r| {
+                tree.insert(&first, format!("{first_text}\nexport function added{r}() {{ return {r}; }}\n"));
+                let t = Instant::now();
+                check(&tree, &warm_cache, &cfg, &docs, &opts);
+                t.elapsed()
+            })
+            .collect(),
+    );
+    println!("knit bench anchors — {source}");
+    println!("  code files: {}, {:.1} MiB; anchors: {anchors} in {} docs; threads: {threads}", code.len(), bytes as f64 / 1048576.0, docs.len());
+    println!("  non-fresh anchors after record (must be 0): {non_fresh}");
+    println!("  parse-only pass ({threads} threads): {:>9.1} ms", ms(parse_par));
+    println!("  parse-only pass (1 thread):   {:>9.1} ms", ms(parse_seq));
+    println!("  cold check:                   {:>9.1} ms  = {:.2}x parse-only ({threads} threads), {:.2}x parse-only (1 thread)", ms(cold), ms(cold) / ms(parse_par), ms(cold) / ms(parse_seq));
+    println!("  hashing the same bytes:       {:>9.1} ms", ms(hash));
+    println!("  warm re-check (no change):    {:>9.1} ms  = {:.1}x hashing", ms(warm), ms(warm) / ms(hash));
+    println!("  re-check after one-file edit: {:>9.1} ms  = {:.1}x hashing", ms(edit), ms(edit) / ms(hash));
+    if let Some(rss) = peak_rss_mb() {
+        println!("  peak RSS: {rss:.0} MiB");
+    }
+    Ok(if non_fresh == 0 { 0 } else { 1 })
+}

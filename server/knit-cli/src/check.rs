@@ -1,0 +1,212 @@
+//! `knit check`, `knit anchors record`, `knit anchors confirm`: workspace setup, then
+//! one call into the engine, then output. Docs are rewritten atomically and only
+//! through the engine's text edits.
+
+use crate::output;
+use crate::{Format, GlobalArgs};
+use anyhow::{bail, Context};
+use clap::Args;
+use knit_anchors::edit::{apply_edits, confirm, record};
+use knit_anchors::{check, CheckOptions, DeclCache, Session, SourceTree};
+use knit_workspace::{cache_dir_for, changed_files, find_root, Config, DiskDeclStore, DiskTree, StateStore};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Only anchors whose targets changed in the working tree, or since REV.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "REV")]
+    changed: Option<String>,
+    /// Markdown files or folders to check (default: the whole root).
+    paths: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct RecordArgs {
+    /// Also record links to Markdown files as doc anchors (paired docs).
+    #[arg(long)]
+    docs: bool,
+    paths: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct ConfirmArgs {
+    /// DOC:LINE, e.g. docs/arch.md:12
+    #[arg(required = true)]
+    targets: Vec<String>,
+}
+
+/// The workspace of one command: root, config, disk tree and parse cache.
+pub struct Workspace {
+    pub root: PathBuf,
+    pub config: Config,
+    pub tree: DiskTree,
+    pub cache: DeclCache,
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Workspace {
+    pub fn open(global: &GlobalArgs) -> anyhow::Result<Workspace> {
+        let root = match &global.root {
+            Some(r) => {
+                if !r.is_dir() {
+                    bail!("--root {} is not a folder", r.display());
+                }
+                r.canonicalize()?
+            }
+            None => find_root(&std::env::current_dir()?),
+        };
+        let config = Config::load(&root)?;
+        let tree = DiskTree::new(&root);
+        let cache_dir = cache_dir_for(tree.root());
+        let cache = match &cache_dir {
+            Some(d) => DeclCache::with_store(Box::new(DiskDeclStore::new(d))),
+            None => DeclCache::default(),
+        };
+        Ok(Workspace { root, config, tree, cache, cache_dir })
+    }
+
+    /// Workspace-relative forms of command-line paths (must be inside the root).
+    pub fn relative_paths(&self, paths: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+        paths
+            .iter()
+            .map(|p| {
+                let abs = if p.is_absolute() { p.clone() } else { std::env::current_dir()?.join(p) };
+                let abs = if abs.exists() { abs.canonicalize()? } else { abs };
+                self.tree.relative(&abs).with_context(|| format!("{} is outside the workspace {}", p.display(), self.root.display()))
+            })
+            .collect()
+    }
+
+    pub fn docs(&self, paths: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+        let rel = self.relative_paths(paths)?;
+        for (p, r) in paths.iter().zip(&rel) {
+            if !self.tree.exists(r) {
+                bail!("{} does not exist", p.display());
+            }
+        }
+        Ok(self.tree.markdown_under(&rel, &self.config.check.exclude))
+    }
+}
+
+pub fn run_check(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<u8> {
+    let ws = Workspace::open(global)?;
+    let docs = ws.docs(&args.paths)?;
+    let changed = match &args.changed {
+        None => None,
+        Some(rev) => {
+            let rev = if rev.is_empty() { None } else { Some(rev.as_str()) };
+            Some(changed_files(&ws.root, rev).map_err(|e| anyhow::anyhow!("--changed: {e}"))?)
+        }
+    };
+    let states = ws.cache_dir.as_deref().map(StateStore::new);
+    let previous = states.as_ref().map(|s| s.load()).unwrap_or_default();
+    let opts = CheckOptions { only_targets: changed.as_ref(), previous: Some(&previous) };
+    let report = check(&ws.tree, &ws.cache, &ws.config.check_config(), &docs, &opts);
+    if let Some(s) = &states {
+        let now: HashMap<String, String> = report.anchors.iter().map(|a| (a.id.clone(), a.state.as_str().to_string())).collect();
+        s.save(&now);
+    }
+    match global.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Sarif => println!("{}", serde_json::to_string_pretty(&output::sarif(&report))?),
+        Format::Human => print!("{}", output::human(&report, docs.len())),
+    }
+    Ok(if report.all_fresh() { 0 } else { 1 })
+}
+
+/// Writes a doc back atomically, keeping a byte-order mark if it had one.
+fn write_doc(root: &Path, rel: &str, bom: bool, text: &str) -> anyhow::Result<()> {
+    let path = root.join(rel);
+    let tmp = path.with_extension("md.knit-tmp");
+    let mut bytes = Vec::with_capacity(text.len() + 3);
+    if bom {
+        bytes.extend_from_slice("\u{feff}".as_bytes());
+    }
+    bytes.extend_from_slice(text.as_bytes());
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("replacing {}", path.display()))?;
+    Ok(())
+}
+
+fn read_doc(ws: &Workspace, rel: &str) -> anyhow::Result<(bool, String)> {
+    let text = ws.tree.read(rel, ws.config.check.max_file_bytes).map_err(|e| anyhow::anyhow!("{rel}: {e}"))?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(t) => (true, t.to_string()),
+        None => (false, text.to_string()),
+    })
+}
+
+pub fn run_record(global: &GlobalArgs, args: &RecordArgs) -> anyhow::Result<u8> {
+    let ws = Workspace::open(global)?;
+    let docs = ws.docs(&args.paths)?;
+    let mut recorded = 0;
+    let mut files = 0;
+    let mut problems = Vec::new();
+    for doc in &docs {
+        let Ok((bom, src)) = read_doc(&ws, doc) else { continue };
+        let mut session = Session::new(&ws.tree, &ws.cache, ws.config.check_config());
+        let (edits, failed) = record(&mut session, doc, &src, args.docs);
+        for (a, v) in failed {
+            problems.push(serde_json::json!({"id": a.id, "doc": a.doc, "line": a.line(), "state": v.state.as_str(), "message": v.message}));
+        }
+        if !edits.is_empty() {
+            write_doc(&ws.root, doc, bom, &apply_edits(&src, &edits))?;
+            recorded += edits.len();
+            files += 1;
+        }
+    }
+    match global.format {
+        Format::Json => println!("{}", serde_json::json!({"recorded": recorded, "docs": files, "not_recorded": problems})),
+        _ => {
+            println!("recorded {recorded} baseline(s) in {files} doc(s)");
+            for p in &problems {
+                println!("  not recorded {}:{}  {}  {}", p["doc"].as_str().unwrap_or(""), p["line"], p["state"].as_str().unwrap_or(""), p["message"].as_str().unwrap_or(""));
+            }
+        }
+    }
+    Ok(if problems.is_empty() { 0 } else { 1 })
+}
+
+pub fn run_confirm(global: &GlobalArgs, args: &ConfirmArgs) -> anyhow::Result<u8> {
+    let ws = Workspace::open(global)?;
+    let mut by_doc: Vec<(String, Vec<u32>)> = Vec::new();
+    for t in &args.targets {
+        let (doc, line) = t.rsplit_once(':').with_context(|| format!("expected DOC:LINE, got {t}"))?;
+        let line: u32 = line.parse().with_context(|| format!("expected DOC:LINE, got {t}"))?;
+        let rel = ws.relative_paths(&[PathBuf::from(doc)])?.remove(0);
+        if !ws.tree.exists(&rel) {
+            bail!("{doc} does not exist");
+        }
+        match by_doc.iter_mut().find(|(d, _)| *d == rel) {
+            Some((_, lines)) => lines.push(line),
+            None => by_doc.push((rel, vec![line])),
+        }
+    }
+    let mut confirmed = 0;
+    let mut problems = Vec::new();
+    for (doc, lines) in by_doc {
+        let (bom, src) = read_doc(&ws, &doc)?;
+        let mut all = Vec::new();
+        for line in lines {
+            let mut session = Session::new(&ws.tree, &ws.cache, ws.config.check_config());
+            let (edits, failed) = confirm(&mut session, &doc, &src, line);
+            if edits.is_empty() && failed.is_empty() {
+                problems.push(format!("{doc}:{line}: no anchor on that line"));
+            }
+            for (a, v) in failed {
+                problems.push(format!("{}:{}: cannot confirm a {} anchor: {}", a.doc, a.line(), v.state.as_str(), v.message));
+            }
+            all.extend(edits);
+        }
+        if !all.is_empty() {
+            confirmed += all.len();
+            write_doc(&ws.root, &doc, bom, &apply_edits(&src, &all))?;
+        }
+    }
+    println!("confirmed {confirmed} edit(s)");
+    for p in &problems {
+        eprintln!("  {p}");
+    }
+    Ok(if problems.is_empty() { 0 } else { 1 })
+}

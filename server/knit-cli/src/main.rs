@@ -1,0 +1,74 @@
+//! The `knit` binary: CLI and language server, two thin faces of the same core.
+//!
+//! Exit codes: 0 success / all fresh, 1 findings, 2 usage or configuration error.
+
+mod bench;
+mod check;
+mod output;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "knit", version, about = "Keeps Markdown docs honest about the code they describe, and packs the few files that matter for a task.")]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Clone)]
+pub struct GlobalArgs {
+    /// Workspace root (default: nearest folder holding .git or knit.toml, else the current folder).
+    #[arg(long, global = true)]
+    pub root: Option<PathBuf>,
+    /// Output format (`sarif` for `check` only).
+    #[arg(long, global = true, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check every anchor in the Markdown under PATHs (default: the whole root).
+    Check(check::CheckArgs),
+    /// Record or confirm baselines.
+    #[command(subcommand)]
+    Anchors(AnchorsCommand),
+    /// Benchmarks (see README "Benchmarks").
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum AnchorsCommand {
+    /// Write baselines into unrecorded anchors (never touches recorded ones).
+    Record(check::RecordArgs),
+    /// Explicit review: re-baseline the anchors on DOC:LINE (follows moves and renames).
+    Confirm(check::ConfirmArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Check(a) => check::run_check(&cli.global, a),
+        Command::Anchors(AnchorsCommand::Record(a)) => check::run_record(&cli.global, a),
+        Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&cli.global, a),
+        Command::Bench(b) => bench::run(&cli.global, b),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("knit: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

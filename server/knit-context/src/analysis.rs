@@ -1,0 +1,349 @@
+//! Text analysis shared by the index and the task: how text becomes terms.
+//!
+//! One analyzer serves both sides so that a query term can only ever match a token the
+//! index produced for the same surface form:
+//! - **words and identifiers**: maximal runs of letters/digits/`_` outside CJK. The whole run
+//!   is a term (lowercased) *and* so is every part after splitting on `_` and case changes
+//!   (`AnchorResolver` → `anchorresolver`, `anchor`, `resolver`). Runs need a letter and two
+//!   characters; English function words and language keywords are stop words.
+//! - **CJK** (Han, kana, hangul): every 2-gram and 3-gram of a run. The index keeps them all;
+//!   the task side drops function-word fragments (see [`cjk_gram_is_fragment`]) because a
+//!   gram that starts or ends on a particle usually straddles two words.
+//!
+//! The stop lists are written for this crate; they follow the seed's lessons (see
+//! knit-spec.md §1.4): a narrow edge set so that word-building characters such as 对 / 上 /
+//! 中 / 一 still start words like 对比, 上下文, 中文, 一致.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+/// Longest word we index whole; longer runs are minified data or hashes, not vocabulary.
+const MAX_WORD_CHARS: usize = 64;
+
+/// A term occurrence produced from text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermOccurrence {
+    pub term: String,
+    /// Character span in the source text (used to remove overlapping CJK grams).
+    pub char_start: usize,
+    pub char_end: usize,
+    pub is_cjk: bool,
+}
+
+/// True for characters analysed as CJK n-grams rather than as words.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // hiragana, katakana
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xAC00..=0xD7AF    // hangul syllables
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0x20000..=0x2A6DF) // CJK extension B
+}
+
+fn is_word_char(c: char) -> bool {
+    (c.is_alphanumeric() || c == '_') && !is_cjk(c)
+}
+
+fn english_stop_words() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| {
+        [
+            // articles, pronouns, determiners
+            "a", "an", "the", "this", "that", "these", "those", "it", "its", "he", "she", "him",
+            "her", "his", "hers", "we", "us", "our", "you", "your", "they", "them", "their", "me",
+            "my", "mine", "who", "whom", "whose", "which", "what", "some", "any", "each", "every",
+            "all", "both", "other", "such", "same", "own", "one", "two",
+            // auxiliaries and common verbs
+            "is", "am", "are", "was", "were", "be", "been", "being", "do", "does", "did", "done",
+            "have", "has", "had", "having", "will", "would", "shall", "should", "can", "could",
+            "may", "might", "must", "get", "gets", "got", "make", "makes", "made", "use", "used",
+            "using", "uses", "see", "know", "take", "want", "need", "like", "come", "give",
+            // prepositions, conjunctions, adverbs
+            "of", "to", "in", "on", "at", "by", "for", "from", "with", "without", "into", "onto",
+            "over", "under", "about", "after", "before", "between", "through", "and", "or",
+            "but", "nor", "so", "if", "then", "than", "else", "when", "where", "why", "how",
+            "not", "no", "yes", "as", "up", "out", "off", "also", "just", "only", "very", "too",
+            "more", "most", "much", "many", "here", "there", "now", "well", "even", "still",
+            "again", "because", "while", "until", "back", "via", "per", "etc", "ie", "eg",
+            // web noise
+            "www", "http", "https", "com",
+            // keywords every source file repeats
+            "const", "let", "var", "function", "return", "import", "export", "default", "async",
+            "await", "true", "false", "null", "undefined", "new", "self", "pub", "fn", "mut",
+            "impl", "use", "mod", "crate", "def", "elif", "func", "let", "val", "void", "int",
+            "string", "bool", "static", "public", "private", "protected", "class", "struct",
+            "extends", "implements", "package", "require", "module", "typeof", "instanceof",
+        ]
+        .into_iter()
+        .collect()
+    })
+}
+
+/// Single characters that carry grammar, not topic: a gram made only of these is dropped.
+const CJK_FUNCTION_CHARS: &str = concat!(
+    "的地得了着过是在有和与及或而且但并就都也还又再很太更最把被让给从向到对为以于之其",
+    "我你他她它们这那哪此每各某个些么吗呢吧啊呀哦嗯嘛啦呗",
+    "上下中里外前后时会能要可不没别说做用好多少大小来去出入一二三四五六七八九十",
+);
+
+/// Characters that never begin or end a content word in practice. Narrower than the set
+/// above on purpose: 对 上 中 里 前 后 大 小 一 … build words (对比, 上下文, 一致) and stay out.
+const CJK_EDGE_CHARS: &str = concat!(
+    "的地得了着过是在和与及或而但并就都也很把被让给从到为以于之等",
+    "我你他她它们这那有没会能要不说做用好多少来去出入时话个些么吗呢吧啊呀哦嗯嘛啦",
+);
+
+/// Two-character words that are grammar or filler in a question, never a topic.
+const CJK_FILLER_BIGRAMS: &[&str] = &[
+    "我们", "你们", "他们", "她们", "它们", "这个", "那个", "这些", "那些", "什么", "怎么", "怎样",
+    "为何", "可以", "需要", "一个", "一下", "一些", "一直", "就是", "不是", "没有", "已经", "还是",
+    "因为", "所以", "但是", "如果", "这样", "那样", "现在", "时候", "而且", "或者", "以及", "不过",
+    "然后", "比较", "非常", "真的", "应该", "可能", "只是", "其实", "这里", "那里", "自己", "大家",
+    "有点", "以后", "以前", "之后", "之前", "的话", "来说", "方面", "到底", "哪个", "哪些", "是否",
+];
+
+fn char_set(chars: &'static str) -> HashSet<char> {
+    chars.chars().collect()
+}
+
+fn function_chars() -> &'static HashSet<char> {
+    static SET: OnceLock<HashSet<char>> = OnceLock::new();
+    SET.get_or_init(|| char_set(CJK_FUNCTION_CHARS))
+}
+
+fn edge_chars() -> &'static HashSet<char> {
+    static SET: OnceLock<HashSet<char>> = OnceLock::new();
+    SET.get_or_init(|| char_set(CJK_EDGE_CHARS))
+}
+
+fn filler_bigrams() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| CJK_FILLER_BIGRAMS.iter().copied().collect())
+}
+
+pub fn is_stop_word(word: &str) -> bool {
+    english_stop_words().contains(word)
+}
+
+/// A CJK gram that is a cross-word fragment or filler rather than a topic word.
+pub fn cjk_gram_is_fragment(gram: &[char]) -> bool {
+    let (Some(first), Some(last)) = (gram.first(), gram.last()) else {
+        return true;
+    };
+    if edge_chars().contains(first) || edge_chars().contains(last) {
+        return true;
+    }
+    if gram.iter().all(|c| function_chars().contains(c)) {
+        return true;
+    }
+    if gram.len() == 2 {
+        let s: String = gram.iter().collect();
+        if filler_bigrams().contains(s.as_str()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Splits an identifier run into its parts: `_`/`-` separators, lower→Upper, and the end of
+/// an acronym (`HTTPRange` → `HTTP`, `Range`). Digits stay with their letters (`bm25`).
+pub fn identifier_parts(run: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let chars: Vec<(usize, char)> = run.char_indices().collect();
+    let mut start: Option<usize> = None;
+    for i in 0..chars.len() {
+        let (byte, c) = chars[i];
+        if c == '_' {
+            if let Some(s) = start.take() {
+                parts.push(&run[s..byte]);
+            }
+            continue;
+        }
+        if let Some(s) = start {
+            let prev = chars[i - 1].1;
+            let next = chars.get(i + 1).map(|&(_, n)| n);
+            let lower_to_upper = (prev.is_lowercase() || prev.is_ascii_digit()) && c.is_uppercase();
+            let acronym_end = prev.is_uppercase()
+                && c.is_uppercase()
+                && next.is_some_and(|n| n.is_lowercase());
+            if lower_to_upper || acronym_end {
+                parts.push(&run[s..byte]);
+                start = Some(byte);
+            }
+        } else {
+            start = Some(byte);
+        }
+    }
+    if let Some(s) = start {
+        parts.push(&run[s..]);
+    }
+    parts
+}
+
+fn word_is_indexable(word: &str) -> bool {
+    let count = word.chars().count();
+    (2..=MAX_WORD_CHARS).contains(&count)
+        && word.chars().any(|c| c.is_alphabetic())
+        && !is_stop_word(word)
+}
+
+/// Calls `sink` for every index term of `text`, in order. CJK grams are all emitted.
+pub fn for_each_term(text: &str, mut sink: impl FnMut(TermOccurrence)) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if is_cjk(c) {
+            let start = i;
+            while i < chars.len() && is_cjk(chars[i]) {
+                i += 1;
+            }
+            let run = &chars[start..i];
+            for n in [2usize, 3] {
+                if run.len() < n {
+                    continue;
+                }
+                for k in 0..=(run.len() - n) {
+                    sink(TermOccurrence {
+                        term: run[k..k + n].iter().collect(),
+                        char_start: start + k,
+                        char_end: start + k + n,
+                        is_cjk: true,
+                    });
+                }
+            }
+        } else if is_word_char(c) {
+            let start = i;
+            while i < chars.len() && is_word_char(chars[i]) {
+                i += 1;
+            }
+            let run: String = chars[start..i].iter().collect();
+            let trimmed = run.trim_matches('_');
+            if trimmed.chars().count() > MAX_WORD_CHARS {
+                continue;
+            }
+            let whole = trimmed.to_lowercase();
+            if word_is_indexable(&whole) {
+                sink(TermOccurrence { term: whole.clone(), char_start: start, char_end: i, is_cjk: false });
+            }
+            let parts = identifier_parts(trimmed);
+            if parts.len() > 1 {
+                for part in parts {
+                    let lower = part.to_lowercase();
+                    if lower != whole && word_is_indexable(&lower) {
+                        sink(TermOccurrence { term: lower, char_start: start, char_end: i, is_cjk: false });
+                    }
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// All index terms of `text` as strings (convenience for tests and passage scoring).
+pub fn terms_of(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_term(text, |t| out.push(t.term));
+    out
+}
+
+/// Task-side occurrences: like [`for_each_term`] but without CJK fragments.
+pub fn task_occurrences(text: &str) -> Vec<TermOccurrence> {
+    let mut out = Vec::new();
+    for_each_term(text, |t| {
+        if t.is_cjk {
+            let gram: Vec<char> = t.term.chars().collect();
+            if cjk_gram_is_fragment(&gram) {
+                return;
+            }
+        }
+        out.push(t);
+    });
+    out
+}
+
+/// The tantivy side of the analyzer: the same terms, as a token stream.
+#[derive(Clone, Default)]
+pub struct KnitTokenizer;
+
+pub struct KnitTokenStream {
+    tokens: Vec<tantivy::tokenizer::Token>,
+    cursor: usize,
+}
+
+impl tantivy::tokenizer::Tokenizer for KnitTokenizer {
+    type TokenStream<'a> = KnitTokenStream;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> KnitTokenStream {
+        let mut tokens = Vec::new();
+        for_each_term(text, |occurrence| {
+            let position = tokens.len();
+            tokens.push(tantivy::tokenizer::Token {
+                // Offsets are only needed for highlighting, which knit does from line ranges.
+                offset_from: 0,
+                offset_to: 0,
+                position,
+                text: occurrence.term,
+                position_length: 1,
+            });
+        });
+        KnitTokenStream { tokens, cursor: 0 }
+    }
+}
+
+impl tantivy::tokenizer::TokenStream for KnitTokenStream {
+    fn advance(&mut self) -> bool {
+        if self.cursor < self.tokens.len() {
+            self.cursor += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn token(&self) -> &tantivy::tokenizer::Token {
+        &self.tokens[self.cursor.saturating_sub(1).min(self.tokens.len().saturating_sub(1))]
+    }
+
+    fn token_mut(&mut self) -> &mut tantivy::tokenizer::Token {
+        let index = self.cursor.saturating_sub(1).min(self.tokens.len().saturating_sub(1));
+        &mut self.tokens[index]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_indexed_whole_and_split() {
+        let terms = terms_of("AnchorResolver.resolve use_synced_value XMLParser bm25");
+        for expected in ["anchorresolver", "anchor", "resolver", "resolve", "use_synced_value", "synced", "value", "xmlparser", "xml", "parser", "bm25"] {
+            assert!(terms.contains(&expected.to_string()), "missing {expected} in {terms:?}");
+        }
+        assert!(!terms.contains(&"use".to_string()), "stop word leaked: {terms:?}");
+    }
+
+    #[test]
+    fn cjk_runs_become_bigrams_and_trigrams() {
+        let terms = terms_of("相关性排序");
+        assert_eq!(terms, vec!["相关", "关性", "性排", "排序", "相关性", "关性排", "性排序"]);
+    }
+
+    #[test]
+    fn task_side_drops_function_word_fragments_but_keeps_word_builders() {
+        let terms: Vec<String> = task_occurrences("我们的对比和上下文").into_iter().map(|t| t.term).collect();
+        assert!(terms.contains(&"对比".to_string()), "{terms:?}");
+        assert!(terms.contains(&"上下文".to_string()), "{terms:?}");
+        assert!(!terms.iter().any(|t| t == "我们" || t == "们的" || t == "的对" || t == "比和"), "{terms:?}");
+    }
+
+    #[test]
+    fn short_numbers_and_huge_runs_are_not_terms() {
+        let long = "x".repeat(200);
+        let terms = terms_of(&format!("a 12 {long} ok"));
+        assert_eq!(terms, vec!["ok"]);
+    }
+}

@@ -1,0 +1,819 @@
+//! `ContextEngine`: the one object the CLI and the language server hold per workspace. It
+//! keeps the index fresh (full scan on open and when stale, single-file updates on change
+//! notifications), turns a request into a task, ranks, assembles tiers and dresses the
+//! result in the wire shape. Corrupt or outdated indexes are rebuilt, never fatal.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, Result};
+use percent_encoding::percent_decode_str;
+use rayon::prelude::*;
+
+use crate::classify::{self, Kind};
+use crate::control::{ControlState, EpochState, ReadState};
+use crate::fsio::{self, ReadOutcome, WalkedFile};
+use crate::index::{self, FileRecord, PassageDetail, PreparedFile, SkipReason, WorkspaceIndex};
+use crate::markdown;
+use crate::passages;
+use crate::relations::{self, ImportExtractor, RelationGraph};
+use crate::task::{self, OpenBuffer, SelectedTerm, TaskInput};
+use crate::tiers::{self, Hit, Placement, Tier, TierRules};
+use crate::wire::{AnchorCounts, Degraded, Item, PackParams, PackResult, PassageOut, Provenance, QueryParam, RelationFact, Stats, TaskInfo};
+
+/// Anchor freshness per document, supplied by the caller (the anchor engine).
+pub trait AnchorFacts {
+    /// `{total, stale, lost}` for the anchors written in `doc_path`, or `None` when unknown.
+    fn anchor_counts(&self, doc_path: &str) -> Option<AnchorCounts>;
+}
+
+/// For callers without an anchor engine: items carry no `anchors` field.
+pub struct NoAnchorFacts;
+
+impl AnchorFacts for NoAnchorFacts {
+    fn anchor_counts(&self, _doc_path: &str) -> Option<AnchorCounts> {
+        None
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// Base cache folder (default `$KNIT_CACHE_DIR` or the platform cache dir + `knit`).
+    pub cache_dir: Option<PathBuf>,
+    /// Base state folder (default `$KNIT_STATE_DIR` or the platform state dir + `knit`).
+    pub state_dir: Option<PathBuf>,
+    /// Syntax-tree import extraction (`knit_syntax::imports`); `None` = no `imports` relations.
+    pub import_extractor: Option<ImportExtractor>,
+    /// A pack rescans the workspace when the last scan is older than this; `None` = only on
+    /// open and through `file_changed` / `file_removed` / `refresh`.
+    pub rescan_interval: Option<Duration>,
+    /// Indexing threads (tantivy writer and file preparation).
+    pub index_threads: usize,
+    pub max_file_bytes: u64,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            cache_dir: None,
+            state_dir: None,
+            import_extractor: None,
+            rescan_interval: Some(Duration::from_secs(30)),
+            index_threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4),
+            max_file_bytes: fsio::MAX_FILE_BYTES,
+        }
+    }
+}
+
+/// What the index holds, for status lines and the CLI.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexStats {
+    pub docs: usize,
+    pub code: usize,
+    pub media: usize,
+    pub skipped_huge: usize,
+    pub skipped_binary: usize,
+    pub skipped_non_utf8: usize,
+    /// True when the index was (re)built from scratch by this process.
+    pub rebuilt: bool,
+}
+
+/// Result of one refresh.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RefreshReport {
+    pub updated: usize,
+    pub removed: usize,
+    /// False when another process held the index writer; the committed index was used.
+    pub written: bool,
+}
+
+/// One ranked hit (see [`ContextEngine::ranking`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankedFile {
+    pub path: String,
+    pub tied: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ranking {
+    pub terms: Vec<String>,
+    pub files: Vec<RankedFile>,
+}
+
+struct Retrieval {
+    limit: usize,
+    buffers: Vec<OpenBuffer>,
+    open_paths: Vec<String>,
+    focused: Option<String>,
+    open_set: HashSet<String>,
+    pinned_set: HashSet<String>,
+    source: &'static str,
+    text: Option<String>,
+    eligible: Vec<bool>,
+    collected: usize,
+    excluded: usize,
+    terms: Vec<SelectedTerm>,
+    weighted: Vec<(String, f32)>,
+    degraded_by_terms: bool,
+    scores: index::FileScores,
+    ranked: Vec<u32>,
+}
+
+pub struct ContextEngine {
+    root: PathBuf,
+    options: EngineOptions,
+    index_dir: PathBuf,
+    state_dir: PathBuf,
+    index: WorkspaceIndex,
+    control: ControlState,
+    reads: ReadState,
+    epochs: EpochState,
+    graph: Option<RelationGraph>,
+    last_scan: Option<Instant>,
+    rebuilt: bool,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn parent_dir(path: &str) -> &str {
+    path.rfind('/').map(|i| &path[..i]).unwrap_or("")
+}
+
+enum Prepared {
+    File(Box<PreparedFile>),
+    Skipped(FileRecord),
+    Gone,
+}
+
+/// Reads and analyses one file (or the given text) into what the index stores.
+fn prepare(walked: &WalkedFile, root: &Path, text_override: Option<&str>, extractor: Option<ImportExtractor>, max_bytes: u64) -> Prepared {
+    let rel = &walked.rel;
+    let name = file_name(rel).to_string();
+    let dir = parent_dir(rel).to_string();
+    let role = classify::role_of(rel, walked.kind);
+    let base = FileRecord {
+        path: rel.clone(),
+        kind: walked.kind,
+        role,
+        title: name.clone(),
+        summary: String::new(),
+        mtime_ms: walked.mtime_ms,
+        size: walked.size,
+        hash: format!("{}:{}", walked.size, walked.mtime_ms),
+        head_end_line: 0,
+        links: Vec::new(),
+        imports: Vec::new(),
+        skipped: None,
+    };
+    if walked.kind == Kind::Media {
+        return Prepared::File(Box::new(PreparedFile { record: base, title_text: name, summary_text: dir, body_text: String::new(), passages: Vec::new() }));
+    }
+    let outcome = match text_override {
+        Some(text) => fsio::classify_bytes(text.as_bytes().to_vec(), max_bytes),
+        None => fsio::read_text(&root.join(rel), max_bytes),
+    };
+    let text = match outcome {
+        ReadOutcome::Text(text) => text,
+        ReadOutcome::Missing => return Prepared::Gone,
+        other => {
+            let reason = match other {
+                ReadOutcome::Huge => SkipReason::Huge,
+                ReadOutcome::Binary => SkipReason::Binary,
+                _ => SkipReason::NotUtf8,
+            };
+            return Prepared::Skipped(FileRecord { skipped: Some(reason), ..base });
+        }
+    };
+    let mut record = FileRecord { hash: fsio::content_hash(&text), ..base };
+    let (title_text, summary_text, passage_list) = if walked.kind == Kind::Doc {
+        let stem = name.rsplit_once('.').map(|(s, _)| s).unwrap_or(&name);
+        let head = markdown::doc_head(&text, stem);
+        if classify::is_markdown(rel) {
+            record.links = markdown::extract_links(&text);
+        }
+        record.title = head.title.clone();
+        record.summary = head.summary.clone();
+        record.head_end_line = head.head_end_line;
+        (head.title, head.summary, passages::split(&text, Kind::Doc, head.head_end_line))
+    } else {
+        let head = markdown::code_head(&text, &name);
+        record.summary = head.summary;
+        if let Some(extract) = extractor {
+            record.imports = extract(rel, &text);
+        }
+        (name.clone(), dir, passages::split(&text, Kind::Code, 0))
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let passages = passage_list
+        .into_iter()
+        .map(|p| {
+            let start = (p.start_line as usize).saturating_sub(1).min(lines.len());
+            let end = (p.end_line as usize).min(lines.len());
+            (p, lines[start..end].join("\n"))
+        })
+        .collect();
+    Prepared::File(Box::new(PreparedFile { record, title_text, summary_text, body_text: text, passages }))
+}
+
+/// A ≤ 200-char excerpt of `text` that starts a little before the first task term.
+pub fn snippet(text: &str, terms: &[String]) -> String {
+    const MAX: usize = 200;
+    const LEAD: usize = 40;
+    let flat: Vec<char> = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().collect();
+    if flat.len() <= MAX {
+        return flat.into_iter().collect();
+    }
+    let lower: String = flat.iter().collect::<String>().to_lowercase();
+    let lower_chars: Vec<char> = lower.chars().collect();
+    let first_hit = terms
+        .iter()
+        .filter_map(|t| {
+            let needle: Vec<char> = t.chars().collect();
+            if needle.is_empty() || lower_chars.len() != flat.len() {
+                return None;
+            }
+            lower_chars.windows(needle.len()).position(|w| w == needle.as_slice())
+        })
+        .min()
+        .unwrap_or(0);
+    let start = first_hit.saturating_sub(LEAD).min(flat.len().saturating_sub(MAX - 2));
+    let lead = if start > 0 { "…" } else { "" };
+    let budget = MAX - lead.chars().count();
+    let end = (start + budget).min(flat.len());
+    let tail = if end < flat.len() { "…" } else { "" };
+    let end = if tail.is_empty() { end } else { end - 1 };
+    format!("{lead}{}{tail}", flat[start..end].iter().collect::<String>())
+}
+
+impl ContextEngine {
+    /// Opens (or builds) the index for `root`. The first pack scans the workspace.
+    pub fn open(root: &Path, options: EngineOptions) -> Result<Self> {
+        let root = std::fs::canonicalize(root).map_err(|e| anyhow!("workspace root {}: {e}", root.display()))?;
+        let key = fsio::workspace_key(&root);
+        let cache_base = options.cache_dir.clone().unwrap_or_else(fsio::default_cache_base);
+        let state_base = options.state_dir.clone().unwrap_or_else(fsio::default_state_base);
+        let index_dir = cache_base.join(&key).join(format!("index-v{}", index::INDEX_VERSION));
+        let state_dir = state_base.join(&key);
+        let (index, rebuilt) = WorkspaceIndex::open_or_rebuild(&index_dir, options.import_extractor.is_some())?;
+        Ok(ContextEngine {
+            control: fsio::read_json(&state_dir.join("control.json")),
+            reads: fsio::read_json(&state_dir.join("reads.json")),
+            epochs: fsio::read_json(&state_dir.join("session.json")),
+            root,
+            options,
+            index_dir,
+            state_dir,
+            index,
+            graph: None,
+            last_scan: None,
+            rebuilt,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn index_dir(&self) -> &Path {
+        &self.index_dir
+    }
+
+    pub fn state_dir(&self) -> &Path {
+        &self.state_dir
+    }
+
+    /// Drops the index and builds it again from the workspace.
+    fn rebuild(&mut self) -> Result<()> {
+        fsio::remove_dir_all_if_exists(&self.index_dir)?;
+        let (index, _) = WorkspaceIndex::open_or_rebuild(&self.index_dir, self.options.import_extractor.is_some())?;
+        self.index = index;
+        self.graph = None;
+        self.rebuilt = true;
+        self.scan_and_apply()?;
+        Ok(())
+    }
+
+    /// Runs `f`; on an index error rebuilds once and retries (a corrupt index is never fatal).
+    fn with_recovery<T>(&mut self, f: impl Fn(&mut Self) -> Result<T>) -> Result<T> {
+        match f(self) {
+            Ok(v) => Ok(v),
+            Err(_) => {
+                self.rebuild()?;
+                f(self)
+            }
+        }
+    }
+
+    /// Full scan: index new and changed files (mtime + size, then content hash), drop removed.
+    pub fn refresh(&mut self) -> Result<RefreshReport> {
+        self.with_recovery(|engine| engine.scan_and_apply())
+    }
+
+    fn scan_and_apply(&mut self) -> Result<RefreshReport> {
+        self.index.sync_with_disk()?;
+        let walked = fsio::walk_workspace(&self.root);
+        let seen: HashSet<&str> = walked.iter().map(|w| w.rel.as_str()).collect();
+        let removals: Vec<String> = self.index.records().filter(|(_, r)| !seen.contains(r.path.as_str())).map(|(_, r)| r.path.clone()).collect();
+        let changed: Vec<&WalkedFile> = walked
+            .iter()
+            .filter(|w| match self.index.slot_of(&w.rel).and_then(|s| self.index.record(s)) {
+                Some(r) => r.mtime_ms != w.mtime_ms || r.size != w.size || r.kind != w.kind,
+                None => true,
+            })
+            .collect();
+        let root = self.root.clone();
+        let extractor = self.options.import_extractor;
+        let max_bytes = self.options.max_file_bytes;
+        let threads = self.options.index_threads.max(1);
+        let prepare_all = || changed.par_iter().map(|w| prepare(w, &root, None, extractor, max_bytes)).collect::<Vec<_>>();
+        let prepared: Vec<Prepared> = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            Ok(pool) => pool.install(prepare_all),
+            Err(_) => changed.iter().map(|w| prepare(w, &root, None, extractor, max_bytes)).collect(),
+        };
+        let report = self.apply_prepared(prepared, removals)?;
+        self.last_scan = Some(Instant::now());
+        Ok(report)
+    }
+
+    fn apply_prepared(&mut self, prepared: Vec<Prepared>, mut removals: Vec<String>) -> Result<RefreshReport> {
+        let mut upserts = Vec::new();
+        let mut skipped = Vec::new();
+        for p in prepared {
+            match p {
+                Prepared::File(f) => upserts.push(*f),
+                Prepared::Skipped(r) => skipped.push(r),
+                Prepared::Gone => {}
+            }
+        }
+        // unchanged content (only the mtime moved) still rewrites the record: cheap and simple
+        let updated = upserts.len() + skipped.len();
+        removals.retain(|p| self.index.slot_of(p).is_some());
+        let removed = removals.len();
+        if updated == 0 && removed == 0 {
+            return Ok(RefreshReport { updated, removed, written: true });
+        }
+        let written = self.index.apply(upserts, skipped, removals, self.options.index_threads)?;
+        if written {
+            self.graph = None;
+        }
+        Ok(RefreshReport { updated, removed, written })
+    }
+
+    /// Normalises a path, `file://` URI or workspace-relative path to a workspace-relative
+    /// `/` path; `None` when it is outside the workspace.
+    pub fn relative(&self, path_or_uri: &str) -> Option<String> {
+        let raw = if let Some(rest) = path_or_uri.strip_prefix("file://") {
+            percent_decode_str(rest).decode_utf8().ok()?.to_string()
+        } else {
+            path_or_uri.to_string()
+        };
+        let path = Path::new(&raw);
+        if path.is_absolute() {
+            let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            fsio::relative_path(&self.root, &canonical).or_else(|| fsio::relative_path(&self.root, path))
+        } else {
+            relations::join_normalized("", &raw.replace('\\', "/"))
+        }
+    }
+
+    /// The LSP calls this on save / watched-file change (and may pass the buffer text).
+    pub fn file_changed(&mut self, path: &str) -> Result<RefreshReport> {
+        let Some(rel) = self.relative(path) else { return Ok(RefreshReport::default()) };
+        self.with_recovery(|engine| {
+            let Some(walked) = fsio::stat_file(&engine.root, &rel) else {
+                return engine.apply_prepared(Vec::new(), vec![rel.clone()]);
+            };
+            let prepared = prepare(&walked, &engine.root, None, engine.options.import_extractor, engine.options.max_file_bytes);
+            engine.apply_prepared(vec![prepared], Vec::new())
+        })
+    }
+
+    pub fn file_removed(&mut self, path: &str) -> Result<RefreshReport> {
+        let Some(rel) = self.relative(path) else { return Ok(RefreshReport::default()) };
+        self.with_recovery(|engine| engine.apply_prepared(Vec::new(), vec![rel.clone()]))
+    }
+
+    pub fn index_stats(&self) -> IndexStats {
+        let mut stats = IndexStats { rebuilt: self.rebuilt, ..Default::default() };
+        for (_, record) in self.index.records() {
+            match (record.skipped, record.kind) {
+                (Some(SkipReason::Huge), _) => stats.skipped_huge += 1,
+                (Some(SkipReason::Binary), _) => stats.skipped_binary += 1,
+                (Some(SkipReason::NotUtf8), _) => stats.skipped_non_utf8 += 1,
+                (None, Kind::Doc) => stats.docs += 1,
+                (None, Kind::Code) => stats.code += 1,
+                (None, Kind::Media) => stats.media += 1,
+            }
+        }
+        stats
+    }
+
+    fn save_control(&self) -> Result<()> {
+        fsio::write_json(&self.state_dir.join("control.json"), &self.control)
+    }
+
+    pub fn pinned(&self) -> Vec<String> {
+        self.control.pinned.iter().map(|r| r.path.clone()).collect()
+    }
+
+    pub fn excluded(&self) -> Vec<String> {
+        self.control.excluded.iter().map(|r| r.path.clone()).collect()
+    }
+
+    fn control_change(&mut self, path: &str, change: impl FnOnce(&mut ControlState, &str, u64) -> bool) -> Result<bool> {
+        let rel = self.relative(path).ok_or_else(|| anyhow!("{path} is outside the workspace"))?;
+        let changed = change(&mut self.control, &rel, now_ms());
+        if changed {
+            self.save_control()?;
+        }
+        Ok(changed)
+    }
+
+    pub fn pin(&mut self, path: &str) -> Result<bool> {
+        self.control_change(path, |c, p, now| c.pin(p, now))
+    }
+
+    pub fn unpin(&mut self, path: &str) -> Result<bool> {
+        self.control_change(path, |c, p, _| c.unpin(p))
+    }
+
+    pub fn exclude(&mut self, path: &str) -> Result<bool> {
+        self.control_change(path, |c, p, now| c.exclude(p, now))
+    }
+
+    pub fn restore(&mut self, path: &str) -> Result<bool> {
+        self.control_change(path, |c, p, _| c.restore(p))
+    }
+
+    /// Read evidence (`knit/didRead` from agents). The content hash read now is remembered.
+    pub fn did_read(&mut self, path: &str) -> Result<()> {
+        let rel = self.relative(path).ok_or_else(|| anyhow!("{path} is outside the workspace"))?;
+        let Some(hash) = fsio::hash_file(&self.root, &rel) else { return Ok(()) };
+        self.reads.record_read(&rel, &hash, now_ms());
+        fsio::write_json(&self.state_dir.join("reads.json"), &self.reads)
+    }
+
+    /// Read evidence from an editor `didOpen`, with the text the editor shows.
+    pub fn did_open(&mut self, path: &str, text: Option<&str>) -> Result<()> {
+        let rel = self.relative(path).ok_or_else(|| anyhow!("{path} is outside the workspace"))?;
+        let hash = match text {
+            Some(t) => Some(fsio::content_hash(t)),
+            None => fsio::hash_file(&self.root, &rel),
+        };
+        let Some(hash) = hash else { return Ok(()) };
+        self.reads.record_read(&rel, &hash, now_ms());
+        fsio::write_json(&self.state_dir.join("reads.json"), &self.reads)
+    }
+
+    /// Builds a context pack. `input` carries open buffers; `anchors` the docs' anchor facts.
+    pub fn pack(&mut self, params: &PackParams, input: &TaskInput, anchors: &dyn AnchorFacts) -> Result<PackResult> {
+        let due = match (self.last_scan, self.options.rescan_interval) {
+            (None, _) => true,
+            (Some(at), Some(interval)) => at.elapsed() >= interval,
+            (Some(_), None) => false,
+        };
+        if due {
+            self.refresh()?;
+        }
+        self.with_recovery(|engine| {
+            engine.index.sync_with_disk()?;
+            engine.pack_now(params, input, anchors)
+        })
+    }
+
+    /// The retrieval half of a pack: buffers, task, pool, terms and the ranked hits.
+    fn retrieve(&self, params: &PackParams, input: &TaskInput) -> Result<Retrieval> {
+        let limit = params.limit.unwrap_or(20).clamp(1, 200);
+        let kinds: Option<HashSet<Kind>> = params.kinds.as_ref().filter(|k| !k.is_empty()).map(|k| k.iter().copied().collect());
+
+        // open buffers: normalise paths; the focus param names (or supplies) the focused one
+        let mut buffers: Vec<OpenBuffer> = input.buffers.iter().filter_map(|b| self.relative(&b.path).map(|rel| OpenBuffer { path: rel, ..b.clone() })).collect();
+        if let Some(focus) = &params.focus {
+            if let Some(rel) = self.relative(&focus.uri) {
+                let cursor = focus.position.map(|p| p.line + 1);
+                buffers.iter_mut().for_each(|b| b.focused = b.path == rel);
+                match buffers.iter_mut().find(|b| b.path == rel) {
+                    Some(b) => b.cursor_line = cursor.or(b.cursor_line),
+                    None => {
+                        if let ReadOutcome::Text(text) = fsio::read_text(&self.root.join(&rel), self.options.max_file_bytes) {
+                            buffers.push(OpenBuffer { path: rel, text, focused: true, last_focus_or_edit_order: 0, cursor_line: cursor, recent_edit_lines: Vec::new() });
+                        }
+                    }
+                }
+            }
+        }
+        let open_paths: Vec<String> = {
+            let mut ordered: Vec<&OpenBuffer> = buffers.iter().collect();
+            ordered.sort_by_key(|b| (!b.focused, b.last_focus_or_edit_order, b.path.clone()));
+            ordered.iter().map(|b| b.path.clone()).collect()
+        };
+        let focused: Option<String> = buffers.iter().find(|b| b.focused).map(|b| b.path.clone());
+        let open_set: HashSet<String> = open_paths.iter().cloned().collect();
+
+        // the task
+        let (source, text, sources) = match &params.query {
+            Some(QueryParam::Text(q)) if !q.trim().is_empty() => ("query", Some(q.clone()), task::sources_from_conversation(std::slice::from_ref(q))),
+            Some(QueryParam::Conversation(messages)) if messages.iter().any(|m| !m.trim().is_empty()) => {
+                ("conversation", messages.iter().rev().find(|m| !m.trim().is_empty()).cloned(), task::sources_from_conversation(messages))
+            }
+            _ if !buffers.is_empty() => ("openBuffers", None, task::sources_from_buffers(&buffers)),
+            _ => ("none", None, Vec::new()),
+        };
+
+        // the pool: indexed, readable, not excluded, of the requested kinds
+        let slot_count = self.index.slot_count();
+        let mut eligible = vec![false; slot_count];
+        let mut collected = 0usize;
+        let mut excluded = 0usize;
+        for (slot, record) in self.index.records() {
+            if record.skipped.is_some() || kinds.as_ref().is_some_and(|k| !k.contains(&record.kind)) {
+                continue;
+            }
+            collected += 1;
+            if self.control.is_excluded(&record.path) {
+                excluded += 1;
+                continue;
+            }
+            eligible[slot as usize] = true;
+        }
+        let pool = eligible.iter().filter(|&&e| e).count();
+
+        let index = &self.index;
+        let terms: Vec<SelectedTerm> = task::select_terms(&sources, pool, &mut |t| index.doc_freq_estimate(t).unwrap_or(0));
+        let weighted: Vec<(String, f32)> = terms.iter().map(|t| (t.term.clone(), t.query_weight)).collect();
+        let degraded_by_terms = task::too_few_terms(&terms, pool);
+
+        let scores = if degraded_by_terms { index::FileScores::default() } else { self.index.score_files(&weighted, &eligible)? };
+        let pinned_set: HashSet<String> = self.control.pinned.iter().map(|r| r.path.clone()).collect();
+        let mut ranked: Vec<u32> = (0..scores.scores.len() as u32)
+            .filter(|&s| scores.scores[s as usize] > 0.0)
+            .filter(|&s| self.index.record(s).is_some_and(|r| !open_set.contains(r.path.as_str()) && !pinned_set.contains(r.path.as_str())))
+            .collect();
+        let path_of = |s: u32| self.index.record(s).map(|r| r.path.as_str()).unwrap_or("");
+        ranked.sort_by(|&a, &b| scores.scores[b as usize].partial_cmp(&scores.scores[a as usize]).unwrap_or(std::cmp::Ordering::Equal).then_with(|| path_of(a).cmp(path_of(b))));
+        Ok(Retrieval {
+            limit,
+            buffers,
+            open_paths,
+            focused,
+            open_set,
+            pinned_set,
+            source,
+            text,
+            eligible,
+            collected,
+            excluded,
+            terms,
+            weighted,
+            degraded_by_terms,
+            scores,
+            ranked,
+        })
+    }
+
+    /// The ranked hits of a request, best first, for evaluation and debugging. `tied` marks
+    /// a file whose score equals the one before it (its place is decided by path order).
+    pub fn ranking(&mut self, params: &PackParams, input: &TaskInput) -> Result<Ranking> {
+        if self.last_scan.is_none() {
+            self.refresh()?;
+        }
+        let r = self.retrieve(params, input)?;
+        let mut files = Vec::new();
+        let mut previous: Option<f32> = None;
+        for &slot in &r.ranked {
+            let score = r.scores.scores[slot as usize];
+            if let Some(record) = self.index.record(slot) {
+                files.push(RankedFile { path: record.path.clone(), tied: previous == Some(score) });
+            }
+            previous = Some(score);
+        }
+        Ok(Ranking { terms: r.terms.iter().map(|t| t.term.clone()).collect(), files })
+    }
+
+    fn pack_now(&mut self, params: &PackParams, input: &TaskInput, anchors: &dyn AnchorFacts) -> Result<PackResult> {
+        let Retrieval { limit, buffers, open_paths, focused, open_set, pinned_set, source, text, eligible, collected, excluded, terms, weighted, degraded_by_terms, scores, ranked } = self.retrieve(params, input)?;
+        let candidates = ranked.len();
+        let considered: Vec<u32> = ranked.iter().copied().take(limit.max(24)).collect();
+        let pinned_slots: Vec<u32> = self.control.pinned.iter().filter_map(|r| self.index.slot_of(&r.path)).filter(|&s| eligible[s as usize]).collect();
+        let mut detail_slots = considered.clone();
+        detail_slots.extend(pinned_slots.iter().copied().filter(|s| scores.scores.get(*s as usize).is_some_and(|&v| v > 0.0)));
+        let details: HashMap<u32, PassageDetail> = if weighted.is_empty() || degraded_by_terms { HashMap::new() } else { self.index.passage_details(&detail_slots, &weighted)? };
+
+        let terms_of_mask = |mask: u32| -> Vec<String> { weighted.iter().enumerate().filter(|(i, _)| *i < 32 && mask & (1 << i) != 0).map(|(_, (t, _))| t.clone()).collect() };
+        let hit_for = |slot: u32| -> Option<Hit> {
+            let record = self.index.record(slot)?;
+            let detail = details.get(&slot);
+            let deepest = detail
+                .map(|d| d.deepest.iter().enumerate().filter_map(|(i, v)| v.map(|(tf, s, e)| (weighted[i].0.clone(), tf, s, e))).collect())
+                .unwrap_or_default();
+            Some(Hit {
+                path: record.path.clone(),
+                kind: record.kind,
+                score: scores.scores[slot as usize],
+                title_terms: terms_of_mask(scores.title_mask[slot as usize]),
+                summary_terms: terms_of_mask(scores.summary_mask[slot as usize]),
+                body_terms: terms_of_mask(scores.body_mask[slot as usize]),
+                deepest,
+            })
+        };
+        let hits: Vec<Hit> = considered.iter().filter_map(|&s| hit_for(s)).collect();
+
+        // tiers
+        let rules = TierRules { limit, ..Default::default() };
+        let allowed_paths: HashSet<String> = self
+            .index
+            .records()
+            .filter(|(slot, r)| eligible[*slot as usize] && !open_set.contains(r.path.as_str()) && !pinned_set.contains(r.path.as_str()))
+            .map(|(_, r)| r.path.clone())
+            .collect();
+        let focused_ref = focused.as_deref();
+        let graph = {
+            if self.graph.is_none() {
+                let records: Vec<&FileRecord> = self.index.records().map(|(_, r)| r).collect();
+                self.graph = Some(relations::build_graph(&records));
+            }
+            self.graph.as_ref().cloned().unwrap_or_default()
+        };
+        let (mut placements, mut truncated) = tiers::assemble(&hits, &graph, focused_ref, &|p: &str| allowed_paths.contains(p), &rules);
+        truncated += candidates.saturating_sub(considered.len());
+
+        let mut degraded = None;
+        if degraded_by_terms {
+            let detail = if source == "none" {
+                "no query and no open buffer: listing the most recently modified files".to_string()
+            } else {
+                format!("too few distinctive terms ({} found in the workspace): listing the most recently modified files instead of ranking", terms.iter().filter(|t| t.df > 0).count())
+            };
+            degraded = Some(Degraded { reason: if source == "none" { "noTask".into() } else { "tooFewTerms".into() }, detail });
+            let placed: HashSet<String> = placements.iter().map(|p| p.path.clone()).collect();
+            let mut recent: Vec<&FileRecord> = self.index.records().filter(|(_, r)| allowed_paths.contains(&r.path) && !placed.contains(&r.path)).map(|(_, r)| r).collect();
+            recent.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then(a.path.cmp(&b.path)));
+            let room = limit.saturating_sub(placements.len());
+            truncated = recent.len().saturating_sub(room);
+            for record in recent.into_iter().take(room) {
+                placements.push(Placement { path: record.path.clone(), tier: Tier::More, provenance: Provenance::Retrieval, reasons: vec![format!("modified: {}", format_time(record.mtime_ms))], hit_rank: None });
+            }
+        }
+
+        // dress the items
+        let placed_paths: HashSet<String> = placements.iter().map(|p| p.path.clone()).chain(pinned_slots.iter().filter_map(|&s| self.index.record(s).map(|r| r.path.clone()))).collect();
+        let context_paths: Vec<String> = placements.iter().filter(|p| p.tier == Tier::Primary).map(|p| p.path.clone()).chain(focused.clone()).collect();
+        let mut relation_count = 0usize;
+        let make_item = |path: &str, provenance: Provenance, reasons: Vec<String>, relation_count: &mut usize| -> Option<Item> {
+            let slot = self.index.slot_of(path)?;
+            let record = self.index.record(slot)?;
+            let mut edges: Vec<&relations::Edge> = graph.edges_of(path);
+            // relations with the pack's own items and the task first, then the rest
+            edges.sort_by_key(|e| {
+                let other = if e.from == path { &e.to } else { &e.from };
+                (!context_paths.contains(other), !placed_paths.contains(other), e.kind, other.clone(), e.line)
+            });
+            let relations: Vec<RelationFact> = edges
+                .iter()
+                .take(6)
+                .map(|e| {
+                    let incoming = e.to == path && e.from != path;
+                    RelationFact { kind: e.kind, dir: if incoming { "in".into() } else { "out".into() }, other: if incoming { e.from.clone() } else { e.to.clone() }, line: e.line, symbol: e.symbol.clone() }
+                })
+                .collect();
+            *relation_count += relations.len();
+            let passage = details.get(&slot).and_then(|d| d.best.map(|range| (range, d.best_terms.clone()))).map(|((start, end), term_ids)| {
+                let full = buffers.iter().find(|b| b.path == path).map(|b| b.text.clone()).or_else(|| match fsio::read_text(&self.root.join(path), self.options.max_file_bytes) {
+                    ReadOutcome::Text(t) => Some(t),
+                    _ => None,
+                });
+                let text = full.map(|t| passages::lines_text(&t, start, end)).unwrap_or_default();
+                let matched: Vec<String> = term_ids.iter().filter_map(|&i| weighted.get(i).map(|w| w.0.clone())).collect();
+                PassageOut { start_line: start, end_line: end, text: snippet(&text, &matched) }
+            });
+            Some(Item {
+                path: record.path.clone(),
+                kind: record.kind,
+                role: record.role,
+                title: record.title.clone(),
+                summary: record.summary.clone(),
+                provenance,
+                reasons,
+                relations,
+                passage,
+                anchors: if record.kind == Kind::Doc { anchors.anchor_counts(&record.path) } else { None },
+                lifecycle: Some(self.reads.lifecycle(&record.path, Some(&record.hash))),
+            })
+        };
+
+        let mut result_tiers: [Vec<Item>; 4] = Default::default();
+        for placement in &placements {
+            let slot = match placement.tier {
+                Tier::Primary => 0,
+                Tier::Supporting => 1,
+                Tier::Related => 2,
+                Tier::More => 3,
+            };
+            if let Some(item) = make_item(&placement.path, placement.provenance, placement.reasons.clone(), &mut relation_count) {
+                result_tiers[slot].push(item);
+            }
+        }
+        let mut pinned_items = Vec::new();
+        for slot in &pinned_slots {
+            let Some(record) = self.index.record(*slot) else { continue };
+            let mut reasons = vec!["pinned".to_string()];
+            if scores.scores.get(*slot as usize).is_some_and(|&s| s > 0.0) {
+                if let Some(hit) = hit_for(*slot) {
+                    reasons.extend(tiers::hit_reasons(&hit));
+                }
+            }
+            if let Some(item) = make_item(&record.path, Provenance::Manual, reasons, &mut relation_count) {
+                pinned_items.push(item);
+            }
+        }
+        let [primary, supporting, related, more] = result_tiers;
+
+        // epoch and delta: membership of the pinned section and the three tiers
+        let mut members: BTreeMap<String, String> = BTreeMap::new();
+        for (tier, items) in [("pinned", &pinned_items), ("primary", &primary), ("supporting", &supporting), ("related", &related)] {
+            for item in items {
+                members.insert(item.path.clone(), tier.to_string());
+            }
+        }
+        let delta = self.epochs.advance(members);
+        if delta.is_some() {
+            // the epoch is advisory: failing to persist it must not fail the pack
+            let _ = fsio::write_json(&self.state_dir.join("session.json"), &self.epochs);
+        }
+
+        let stats = Stats {
+            collected,
+            excluded,
+            candidates,
+            relations: relation_count,
+            pinned: pinned_items.len(),
+            packed: primary.len() + supporting.len() + related.len(),
+            truncated,
+        };
+        let task_text = text.map(|t| {
+            let flat = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            if flat.chars().count() > 200 {
+                format!("{}…", flat.chars().take(199).collect::<String>())
+            } else {
+                flat
+            }
+        });
+        Ok(PackResult {
+            task: TaskInfo { source: source.to_string(), text: task_text, terms: terms.iter().map(|t| t.term.clone()).collect(), open_buffers: open_paths },
+            epoch: self.epochs.epoch,
+            delta,
+            stats,
+            pinned: pinned_items,
+            primary,
+            supporting,
+            related,
+            more,
+            degraded,
+        })
+    }
+}
+
+/// `YYYY-MM-DD HH:MM UTC` from unix milliseconds (no time-zone database needed).
+pub fn format_time(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let (hour, minute) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    // civil-from-days (Howard Hinnant's algorithm)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02} UTC")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_are_bounded_and_start_near_the_hit() {
+        let text = format!("{} needle {}", "a ".repeat(200), "b ".repeat(200));
+        let s = snippet(&text, &["needle".to_string()]);
+        assert!(s.chars().count() <= 200, "{}", s.chars().count());
+        assert!(s.contains("needle") && s.starts_with('…'));
+    }
+
+    #[test]
+    fn time_formatting() {
+        assert_eq!(format_time(0), "1970-01-01 00:00 UTC");
+        assert_eq!(format_time(1_760_000_000_000), "2025-10-09 08:53 UTC");
+    }
+}

@@ -1,0 +1,597 @@
+//! The persistent tantivy index of one workspace and the BM25 scoring over it.
+//!
+//! One tantivy document per file (`title` / `summary` / `body`; for code the slots hold the
+//! file name, the directory path and the content; media have a name only) and one per
+//! passage (`ptext` plus its line range). The file's metadata (title, summary, hashes,
+//! links, imports) is stored with the file document, so the index alone is the truth and
+//! two processes that share it never disagree about a file table.
+//!
+//! Scoring is BM25F with **one IDF per term over the whole file** (df = files that contain
+//! the term in any field), not tantivy's per-field IDF: a per-field IDF would make a project
+//! name that appears in every body but in few titles look rare, which is exactly the
+//! high-frequency trap the seed's evaluation checks.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+use serde::{Deserialize, Serialize};
+use tantivy::directory::MmapDirectory;
+use tantivy::postings::Postings;
+use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value, STORED};
+use tantivy::{DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, TERMINATED};
+
+use crate::analysis::KnitTokenizer;
+use crate::classify::{Kind, Role};
+use crate::markdown::LinkRef;
+use crate::passages::Passage;
+use crate::relations::ImportRef;
+
+/// Bump when the schema, the analyzer or the stored metadata change: the folder name
+/// changes with it, so an old index is never opened by new code.
+pub const INDEX_VERSION: u32 = 1;
+const TOKENIZER: &str = "knit";
+const SIGNATURE_FILE: &str = "knit-index.json";
+
+const DOC_TYPE_FILE: u64 = 0;
+const DOC_TYPE_PASSAGE: u64 = 1;
+const DOC_TYPE_SKIPPED: u64 = 2;
+
+/// BM25 saturation and, per field, weight and length normalisation (title, summary, body).
+const K1: f32 = 1.2;
+const FIELD_WEIGHTS: [f32; 3] = [4.0, 2.0, 1.0];
+const FIELD_B: [f32; 3] = [0.3, 0.5, 0.75];
+const PASSAGE_B: f32 = 0.75;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SkipReason {
+    Huge,
+    Binary,
+    NotUtf8,
+}
+
+/// Everything knit remembers about one file besides its postings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub path: String,
+    pub kind: Kind,
+    pub role: Role,
+    pub title: String,
+    pub summary: String,
+    pub mtime_ms: u64,
+    pub size: u64,
+    /// Content hash of the indexed text ("" for media and skipped files).
+    pub hash: String,
+    /// Last line of a document's title/summary head (0 when none).
+    #[serde(default)]
+    pub head_end_line: u32,
+    #[serde(default)]
+    pub links: Vec<LinkRef>,
+    #[serde(default)]
+    pub imports: Vec<ImportRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<SkipReason>,
+}
+
+impl FileRecord {
+    pub fn file_id(&self) -> u64 {
+        file_id(&self.path)
+    }
+}
+
+pub fn file_id(path: &str) -> u64 {
+    let hash = blake3::hash(path.as_bytes());
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&hash.as_bytes()[..8]);
+    u64::from_le_bytes(bytes)
+}
+
+/// A file ready to be written: its record, the three field texts and its passages.
+#[derive(Debug, Clone)]
+pub struct PreparedFile {
+    pub record: FileRecord,
+    pub title_text: String,
+    pub summary_text: String,
+    pub body_text: String,
+    pub passages: Vec<(Passage, String)>,
+}
+
+#[derive(Clone, Copy)]
+struct Fields {
+    file_id: Field,
+    doc_type: Field,
+    title: Field,
+    summary: Field,
+    body: Field,
+    ptext: Field,
+    pstart: Field,
+    pend: Field,
+    phead: Field,
+    meta: Field,
+}
+
+fn build_schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let indexed_text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default().set_tokenizer(TOKENIZER).set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let fast_u64 = NumericOptions::default().set_fast();
+    let fields = Fields {
+        file_id: builder.add_u64_field("file_id", NumericOptions::default().set_fast().set_indexed()),
+        doc_type: builder.add_u64_field("doc_type", fast_u64.clone()),
+        title: builder.add_text_field("title", indexed_text.clone()),
+        summary: builder.add_text_field("summary", indexed_text.clone()),
+        body: builder.add_text_field("body", indexed_text.clone()),
+        ptext: builder.add_text_field("ptext", indexed_text),
+        pstart: builder.add_u64_field("pstart", fast_u64.clone()),
+        pend: builder.add_u64_field("pend", fast_u64.clone()),
+        phead: builder.add_u64_field("phead", fast_u64),
+        meta: builder.add_text_field("meta", STORED),
+    };
+    (builder.build(), fields)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Signature {
+    version: u32,
+    imports: bool,
+}
+
+/// Per-segment lookup tables, rebuilt on every reader reload.
+struct SegmentMap {
+    /// doc → file slot for file documents; `u32::MAX` otherwise.
+    doc_to_file: Vec<u32>,
+    /// file slot → its passage documents (ascending).
+    passages_by_file: HashMap<u32, Vec<DocId>>,
+    /// passage doc → (start, end, head)
+    passage_lines: HashMap<DocId, (u32, u32, bool)>,
+}
+
+/// Per-term, per-file field hits of one scoring run.
+#[derive(Debug, Clone, Default)]
+pub struct FileScores {
+    /// BM25F score per file slot (0 when no term matched).
+    pub scores: Vec<f32>,
+    /// Bit i set when term i hit the title / summary / body of the file.
+    pub title_mask: Vec<u32>,
+    pub summary_mask: Vec<u32>,
+    pub body_mask: Vec<u32>,
+    /// Files (among the eligible) that contain each term in any field.
+    pub df: Vec<u32>,
+    pub eligible_count: usize,
+}
+
+/// The best passage of a file and its per-term passage frequencies.
+#[derive(Debug, Clone, Default)]
+pub struct PassageDetail {
+    pub best: Option<(u32, u32)>,
+    pub best_terms: Vec<usize>,
+    /// Per term: the highest frequency in any non-head passage, with that passage's lines.
+    pub deepest: Vec<Option<(u32, u32, u32)>>,
+}
+
+pub struct WorkspaceIndex {
+    dir: PathBuf,
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    /// Slots are stable for the life of the process (removal leaves a hole).
+    slots: Vec<Option<FileRecord>>,
+    slot_by_id: HashMap<u64, u32>,
+    segments: Vec<SegmentMap>,
+    committed_opstamp: u64,
+}
+
+impl WorkspaceIndex {
+    /// Opens the index in `dir`, creating it when absent. Any problem with an existing
+    /// index (other version, unreadable, failed checksum) deletes it and starts afresh.
+    pub fn open_or_rebuild(dir: &Path, with_imports: bool) -> Result<(Self, bool)> {
+        match Self::try_open(dir, with_imports) {
+            Ok(index) => Ok((index, false)),
+            Err(_) => {
+                crate::fsio::remove_dir_all_if_exists(dir)?;
+                Ok((Self::try_open(dir, with_imports).context("creating a fresh index")?, true))
+            }
+        }
+    }
+
+    fn try_open(dir: &Path, with_imports: bool) -> Result<Self> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let signature_path = dir.join(SIGNATURE_FILE);
+        let expected = Signature { version: INDEX_VERSION, imports: with_imports };
+        let has_meta = dir.join("meta.json").exists();
+        if has_meta {
+            let found: Option<Signature> = std::fs::read(&signature_path).ok().and_then(|b| serde_json::from_slice(&b).ok());
+            if found.as_ref() != Some(&expected) {
+                return Err(anyhow!("index signature differs"));
+            }
+        }
+        let (schema, fields) = build_schema();
+        let directory = MmapDirectory::open(dir).map_err(|e| anyhow!("{e}"))?;
+        let index = Index::open_or_create(directory, schema.clone())?;
+        if index.schema() != schema {
+            return Err(anyhow!("index schema differs"));
+        }
+        if has_meta {
+            let damaged = index.validate_checksum()?;
+            if !damaged.is_empty() {
+                return Err(anyhow!("damaged index files: {damaged:?}"));
+            }
+        }
+        crate::fsio::write_json(&signature_path, &expected)?;
+        index.tokenizers().register(TOKENIZER, KnitTokenizer);
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        let mut this = WorkspaceIndex {
+            dir: dir.to_path_buf(),
+            index,
+            reader,
+            fields,
+            slots: Vec::new(),
+            slot_by_id: HashMap::new(),
+            segments: Vec::new(),
+            committed_opstamp: 0,
+        };
+        this.reload_everything()?;
+        Ok(this)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Re-reads the file table from stored fields and rebuilds the segment maps.
+    fn reload_everything(&mut self) -> Result<()> {
+        self.reader.reload()?;
+        let searcher = self.reader.searcher();
+        let mut slots = Vec::new();
+        let mut slot_by_id = HashMap::new();
+        for segment in searcher.segment_readers() {
+            let store = segment.get_store_reader(64)?;
+            let doc_type = segment.fast_fields().u64("doc_type")?;
+            for doc in 0..segment.max_doc() {
+                if segment.is_deleted(doc) {
+                    continue;
+                }
+                let kind = doc_type.first(doc).unwrap_or(DOC_TYPE_PASSAGE);
+                if kind == DOC_TYPE_PASSAGE {
+                    continue;
+                }
+                let stored: TantivyDocument = store.get(doc)?;
+                let meta = stored.get_first(self.fields.meta).and_then(|v| v.as_str().map(str::to_string)).context("file document without metadata")?;
+                let record: FileRecord = serde_json::from_str(&meta).context("unreadable file metadata")?;
+                let id = record.file_id();
+                if slot_by_id.contains_key(&id) {
+                    continue;
+                }
+                slot_by_id.insert(id, slots.len() as u32);
+                slots.push(Some(record));
+            }
+        }
+        self.slots = slots;
+        self.slot_by_id = slot_by_id;
+        self.rebuild_segment_maps()?;
+        self.committed_opstamp = self.index.load_metas()?.opstamp;
+        Ok(())
+    }
+
+    fn rebuild_segment_maps(&mut self) -> Result<()> {
+        let searcher = self.reader.searcher();
+        let mut maps = Vec::new();
+        for segment in searcher.segment_readers() {
+            let ids = segment.fast_fields().u64("file_id")?;
+            let types = segment.fast_fields().u64("doc_type")?;
+            let starts = segment.fast_fields().u64("pstart")?;
+            let ends = segment.fast_fields().u64("pend")?;
+            let heads = segment.fast_fields().u64("phead")?;
+            let mut map = SegmentMap { doc_to_file: vec![u32::MAX; segment.max_doc() as usize], passages_by_file: HashMap::new(), passage_lines: HashMap::new() };
+            for doc in 0..segment.max_doc() {
+                if segment.is_deleted(doc) {
+                    continue;
+                }
+                let Some(slot) = ids.first(doc).and_then(|id| self.slot_by_id.get(&id).copied()) else { continue };
+                match types.first(doc) {
+                    Some(DOC_TYPE_FILE) => map.doc_to_file[doc as usize] = slot,
+                    Some(DOC_TYPE_PASSAGE) => {
+                        map.passages_by_file.entry(slot).or_default().push(doc);
+                        let start = starts.first(doc).unwrap_or(0) as u32;
+                        let end = ends.first(doc).unwrap_or(0) as u32;
+                        map.passage_lines.insert(doc, (start, end, heads.first(doc).unwrap_or(0) == 1));
+                    }
+                    _ => {}
+                }
+            }
+            maps.push(map);
+        }
+        self.segments = maps;
+        Ok(())
+    }
+
+    /// True when another process committed since we last looked; reloads if so.
+    pub fn sync_with_disk(&mut self) -> Result<bool> {
+        let opstamp = self.index.load_metas()?.opstamp;
+        if opstamp != self.committed_opstamp {
+            self.reload_everything()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    pub fn records(&self) -> impl Iterator<Item = (u32, &FileRecord)> {
+        self.slots.iter().enumerate().filter_map(|(i, r)| r.as_ref().map(|r| (i as u32, r)))
+    }
+
+    pub fn record(&self, slot: u32) -> Option<&FileRecord> {
+        self.slots.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    pub fn slot_of(&self, path: &str) -> Option<u32> {
+        self.slot_by_id.get(&file_id(path)).copied().filter(|&s| self.record(s).is_some())
+    }
+
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Writes upserts and removals in one commit. Returns false when another process holds
+    /// the writer lock (the caller keeps using the committed state).
+    pub fn apply(&mut self, upserts: Vec<PreparedFile>, skipped: Vec<FileRecord>, removals: Vec<String>, threads: usize) -> Result<bool> {
+        if upserts.is_empty() && skipped.is_empty() && removals.is_empty() {
+            return Ok(true);
+        }
+        let budget = 40_000_000 * threads.max(1);
+        let mut writer: IndexWriter = match self.index.writer_with_num_threads(threads.max(1), budget) {
+            Ok(w) => w,
+            Err(tantivy::TantivyError::LockFailure(..)) => return Ok(false),
+            Err(e) => return Err(e.into()),
+        };
+        let f = self.fields;
+        for path in &removals {
+            writer.delete_term(Term::from_field_u64(f.file_id, file_id(path)));
+        }
+        for record in &skipped {
+            writer.delete_term(Term::from_field_u64(f.file_id, record.file_id()));
+            let mut doc = TantivyDocument::default();
+            doc.add_u64(f.file_id, record.file_id());
+            doc.add_u64(f.doc_type, DOC_TYPE_SKIPPED);
+            doc.add_text(f.meta, serde_json::to_string(record)?);
+            writer.add_document(doc)?;
+        }
+        for prepared in &upserts {
+            let id = prepared.record.file_id();
+            writer.delete_term(Term::from_field_u64(f.file_id, id));
+            let mut doc = TantivyDocument::default();
+            doc.add_u64(f.file_id, id);
+            doc.add_u64(f.doc_type, DOC_TYPE_FILE);
+            doc.add_text(f.title, &prepared.title_text);
+            doc.add_text(f.summary, &prepared.summary_text);
+            doc.add_text(f.body, &prepared.body_text);
+            doc.add_text(f.meta, serde_json::to_string(&prepared.record)?);
+            writer.add_document(doc)?;
+            for (passage, text) in &prepared.passages {
+                let mut p = TantivyDocument::default();
+                p.add_u64(f.file_id, id);
+                p.add_u64(f.doc_type, DOC_TYPE_PASSAGE);
+                p.add_text(f.ptext, text);
+                p.add_u64(f.pstart, passage.start_line as u64);
+                p.add_u64(f.pend, passage.end_line as u64);
+                p.add_u64(f.phead, passage.is_head as u64);
+                writer.add_document(p)?;
+            }
+        }
+        writer.commit()?;
+        writer.wait_merging_threads()?;
+        // update the table in place (slots stay stable), then the segment maps
+        for path in removals {
+            if let Some(slot) = self.slot_by_id.get(&file_id(&path)).copied() {
+                self.slots[slot as usize] = None;
+            }
+        }
+        for record in skipped.into_iter().chain(upserts.into_iter().map(|p| p.record)) {
+            let id = record.file_id();
+            match self.slot_by_id.get(&id).copied() {
+                Some(slot) => self.slots[slot as usize] = Some(record),
+                None => {
+                    self.slot_by_id.insert(id, self.slots.len() as u32);
+                    self.slots.push(Some(record));
+                }
+            }
+        }
+        self.reader.reload()?;
+        self.rebuild_segment_maps()?;
+        self.committed_opstamp = self.index.load_metas()?.opstamp;
+        Ok(true)
+    }
+
+    fn text_fields(&self) -> [Field; 3] {
+        [self.fields.title, self.fields.summary, self.fields.body]
+    }
+
+    /// Number of files whose title, summary or body contain `term` (upper bound by field;
+    /// cheap: dictionary look-ups only). Used to select distinctive task terms.
+    pub fn doc_freq_estimate(&self, term: &str) -> Result<u32> {
+        let searcher = self.reader.searcher();
+        let mut best = 0u32;
+        for field in self.text_fields() {
+            let df = searcher.doc_freq(&Term::from_field_text(field, term))?;
+            best = best.max(df as u32);
+        }
+        Ok(best)
+    }
+
+    /// BM25F over file documents for `terms` (term, query weight). Only slots with
+    /// `eligible[slot]` count: they alone form N, df and the scores.
+    pub fn score_files(&self, terms: &[(String, f32)], eligible: &[bool]) -> Result<FileScores> {
+        let n_slots = self.slots.len();
+        let mut out = FileScores {
+            scores: vec![0.0; n_slots],
+            title_mask: vec![0; n_slots],
+            summary_mask: vec![0; n_slots],
+            body_mask: vec![0; n_slots],
+            df: vec![0; terms.len()],
+            eligible_count: eligible.iter().filter(|&&e| e).count(),
+        };
+        if out.eligible_count == 0 || terms.is_empty() {
+            return Ok(out);
+        }
+        let searcher = self.reader.searcher();
+        let fields = self.text_fields();
+        // average field length over file documents
+        let mut total_tokens = [0u64; 3];
+        let mut file_docs = 0u64;
+        for (segment, map) in searcher.segment_readers().iter().zip(&self.segments) {
+            for (k, field) in fields.iter().enumerate() {
+                total_tokens[k] += segment.inverted_index(*field)?.total_num_tokens();
+            }
+            file_docs += map.doc_to_file.iter().filter(|&&s| s != u32::MAX).count() as u64;
+        }
+        let avgdl: Vec<f32> = total_tokens.iter().map(|&t| if file_docs == 0 { 1.0 } else { (t as f32 / file_docs as f32).max(1.0) }).collect();
+        let mut seen_stamp: Vec<u32> = vec![u32::MAX; n_slots];
+        let mut pseudo_tf: Vec<f32> = vec![0.0; n_slots];
+        // entries per term: (slot, field, tf, fieldnorm)
+        let mut entries: Vec<(u32, u8, u32, u32)> = Vec::new();
+        for (t, (term, query_weight)) in terms.iter().enumerate() {
+            entries.clear();
+            for (segment, map) in searcher.segment_readers().iter().zip(&self.segments) {
+                for (k, field) in fields.iter().enumerate() {
+                    let inverted = segment.inverted_index(*field)?;
+                    let Some(mut postings) = inverted.read_postings(&Term::from_field_text(*field, term), IndexRecordOption::WithFreqs)? else { continue };
+                    let norms = segment.get_fieldnorms_reader(*field)?;
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED {
+                        let slot = map.doc_to_file.get(doc as usize).copied().unwrap_or(u32::MAX);
+                        if slot != u32::MAX && eligible.get(slot as usize).copied().unwrap_or(false) && !segment.is_deleted(doc) {
+                            entries.push((slot, k as u8, postings.term_freq(), norms.fieldnorm(doc)));
+                        }
+                        doc = postings.advance();
+                    }
+                }
+            }
+            let mut df = 0u32;
+            for &(slot, _, _, _) in &entries {
+                if seen_stamp[slot as usize] != t as u32 {
+                    seen_stamp[slot as usize] = t as u32;
+                    df += 1;
+                }
+            }
+            out.df[t] = df;
+            if df == 0 {
+                continue;
+            }
+            let n = out.eligible_count as f32;
+            let idf = (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+            // BM25F: field frequencies are length-normalised, weighted and summed into one
+            // pseudo-frequency, then saturated once — a term counts at most once per file,
+            // however many fields it hits, so one word in a file name cannot outweigh four
+            // distinct task words in the body.
+            let bit = 1u32 << (t.min(31));
+            for &(slot, k, tf, len) in &entries {
+                let k = k as usize;
+                let norm = 1.0 - FIELD_B[k] + FIELD_B[k] * len as f32 / avgdl[k];
+                pseudo_tf[slot as usize] += FIELD_WEIGHTS[k] * tf as f32 / norm;
+                match k {
+                    0 => out.title_mask[slot as usize] |= bit,
+                    1 => out.summary_mask[slot as usize] |= bit,
+                    _ => out.body_mask[slot as usize] |= bit,
+                }
+            }
+            for &(slot, _, _, _) in &entries {
+                let tf = std::mem::take(&mut pseudo_tf[slot as usize]);
+                if tf > 0.0 {
+                    out.scores[slot as usize] += query_weight * idf * tf * (K1 + 1.0) / (tf + K1);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// For each file slot in `slots`: its best passage (BM25 over passages, IDF over all
+    /// passages of the workspace) and, per term, its deepest non-head passage.
+    pub fn passage_details(&self, slots: &[u32], terms: &[(String, f32)]) -> Result<HashMap<u32, PassageDetail>> {
+        let searcher = self.reader.searcher();
+        let field = self.fields.ptext;
+        let mut total_passages = 0u64;
+        let mut total_tokens = 0u64;
+        for (segment, map) in searcher.segment_readers().iter().zip(&self.segments) {
+            total_passages += map.passage_lines.len() as u64;
+            total_tokens += segment.inverted_index(field)?.total_num_tokens();
+        }
+        let avgdl = if total_passages == 0 { 1.0 } else { (total_tokens as f32 / total_passages as f32).max(1.0) };
+        let n = total_passages.max(1) as f32;
+        let mut idf = Vec::with_capacity(terms.len());
+        for (term, _) in terms {
+            let df = searcher.doc_freq(&Term::from_field_text(field, term))? as f32;
+            idf.push(if df == 0.0 { 0.0 } else { (1.0 + (n - df + 0.5) / (df + 0.5)).ln() });
+        }
+        // passage doc → (slot, score, matched terms)
+        let mut per_file: HashMap<u32, PassageDetail> = slots.iter().map(|&s| (s, PassageDetail { deepest: vec![None; terms.len()], ..Default::default() })).collect();
+        let mut best_score: HashMap<u32, f32> = HashMap::new();
+        for (segment, map) in searcher.segment_readers().iter().zip(&self.segments) {
+            let mut docs: Vec<(DocId, u32)> = Vec::new();
+            for &slot in slots {
+                if let Some(list) = map.passages_by_file.get(&slot) {
+                    docs.extend(list.iter().map(|&d| (d, slot)));
+                }
+            }
+            if docs.is_empty() {
+                continue;
+            }
+            docs.sort_unstable();
+            let norms = segment.get_fieldnorms_reader(field)?;
+            let inverted = segment.inverted_index(field)?;
+            let mut scores: HashMap<DocId, (f32, Vec<usize>)> = HashMap::new();
+            for (t, (term, weight)) in terms.iter().enumerate() {
+                if idf[t] == 0.0 {
+                    continue;
+                }
+                let Some(mut postings) = inverted.read_postings(&Term::from_field_text(field, term), IndexRecordOption::WithFreqs)? else { continue };
+                for &(doc, slot) in &docs {
+                    if postings.doc() > doc {
+                        continue;
+                    }
+                    if postings.seek(doc) != doc {
+                        if postings.doc() == TERMINATED {
+                            break;
+                        }
+                        continue;
+                    }
+                    let tf = postings.term_freq() as f32;
+                    let len = norms.fieldnorm(doc) as f32;
+                    let saturation = tf * (K1 + 1.0) / (tf + K1 * (1.0 - PASSAGE_B + PASSAGE_B * len / avgdl));
+                    let entry = scores.entry(doc).or_insert((0.0, Vec::new()));
+                    entry.0 += weight * idf[t] * saturation;
+                    entry.1.push(t);
+                    let (start, end, head) = map.passage_lines.get(&doc).copied().unwrap_or((0, 0, false));
+                    if !head {
+                        if let Some(detail) = per_file.get_mut(&slot) {
+                            let tf = tf as u32;
+                            let better = match detail.deepest[t] {
+                                None => true,
+                                Some((best_tf, best_start, _)) => tf > best_tf || (tf == best_tf && start < best_start),
+                            };
+                            if better {
+                                detail.deepest[t] = Some((tf, start, end));
+                            }
+                        }
+                    }
+                }
+            }
+            for (doc, (score, matched)) in scores {
+                let slot = docs.iter().find(|(d, _)| *d == doc).map(|&(_, s)| s).unwrap_or(u32::MAX);
+                let (start, end, _) = map.passage_lines.get(&doc).copied().unwrap_or((0, 0, false));
+                let Some(detail) = per_file.get_mut(&slot) else { continue };
+                let current = best_score.get(&slot).copied();
+                let better = match (current, detail.best) {
+                    (None, _) | (_, None) => true,
+                    (Some(best), Some((best_start, _))) => score > best || (score == best && start < best_start),
+                };
+                if better {
+                    best_score.insert(slot, score);
+                    detail.best = Some((start, end));
+                    detail.best_terms = matched;
+                }
+            }
+        }
+        Ok(per_file)
+    }
+}

@@ -1,0 +1,38 @@
+//! knit-context: the context engine of knit (DESIGN section 4).
+//!
+//! For the task in front of a user or a coding agent — an explicit query, a conversation, or
+//! the open editor buffers — it returns the few workspace files worth reading first, in
+//! three tiers (primary / supporting / related) with checkable reasons, from a persistent
+//! tantivy index of the workspace. Local only: no model, no network, no workspace code run.
+//!
+//! Entry point: [`ContextEngine`]. Module map:
+//! - [`analysis`]: text → terms (identifiers, words, CJK n-grams), shared by index and task;
+//! - [`classify`]: path → kind / role / noise;
+//! - [`markdown`]: titles, summaries, link destinations;
+//! - [`passages`]: files → line-range passages;
+//! - [`index`]: the tantivy index and BM25F scoring;
+//! - [`task`]: request → weighted, IDF-selected terms;
+//! - [`relations`]: references / documents / imports / tests;
+//! - [`tiers`]: the pure tier assembly;
+//! - [`control`]: pins, exclusions, read evidence, epochs;
+//! - [`fsio`]: every file-system access;
+//! - [`wire`]: the `knit/contextPack` shapes.
+
+pub mod analysis;
+pub mod classify;
+pub mod control;
+pub mod engine;
+pub mod fsio;
+pub mod index;
+pub mod markdown;
+pub mod passages;
+pub mod relations;
+pub mod task;
+pub mod tiers;
+pub mod wire;
+
+pub use classify::{Kind, Role};
+pub use engine::{AnchorFacts, ContextEngine, EngineOptions, IndexStats, NoAnchorFacts, RankedFile, Ranking, RefreshReport};
+pub use relations::{ImportExtractor, ImportRef};
+pub use task::{OpenBuffer, TaskInput};
+pub use wire::{AnchorCounts, Focus, Item, Lifecycle, PackParams, PackResult, Position, QueryParam};

@@ -1,0 +1,287 @@
+//! What a document says about itself and where it points: title, summary, and the link
+//! destinations (with their line) that become `references` / `documents` relations.
+//!
+//! Links come from CommonMark events (so code fences never yield links), plus inline code
+//! spans that name a path — the `src/x.ts` / `docs/y.md:12` style common in AGENTS.md —
+//! which only count when they resolve to a real workspace file (see relations.rs).
+
+use pulldown_cmark::{Event, Options, Parser, Tag};
+use serde::{Deserialize, Serialize};
+
+/// Title/summary of a prose file and the lines they sit on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocHead {
+    pub title: String,
+    pub summary: String,
+    /// 1-based last line of the head (title + summary paragraph); 0 when there is none.
+    pub head_end_line: u32,
+}
+
+/// A link destination as written, with the 1-based line of the link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkRef {
+    #[serde(rename = "d")]
+    pub destination: String,
+    #[serde(rename = "l")]
+    pub line: u32,
+    /// True when the path came from an inline code span rather than a link.
+    #[serde(rename = "c", default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_code_span: bool,
+}
+
+const SUMMARY_MAX_CHARS: usize = 160;
+
+/// Removes inline Markdown decoration from a single line of prose.
+pub fn strip_inline_markup(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '*' | '_' | '`' | '~' => {}
+            '!' if chars.get(i + 1) == Some(&'[') => {}
+            '[' => {}
+            ']' => {
+                // drop a following `(dest)` of an inline link, keep the link text
+                if chars.get(i + 1) == Some(&'(') {
+                    if let Some(close) = chars[i + 1..].iter().position(|&ch| ch == ')') {
+                        i += close + 2;
+                        continue;
+                    }
+                }
+            }
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn truncate_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+fn is_fence(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("```") || t.starts_with("~~~")
+}
+
+fn is_atx_heading(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_start();
+    let level = t.chars().take_while(|&c| c == '#').count();
+    if (1..=6).contains(&level) {
+        let rest = &t[level..];
+        if rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t') {
+            return Some((level, rest.trim().trim_end_matches('#').trim()));
+        }
+    }
+    None
+}
+
+fn is_summary_candidate(line: &str) -> bool {
+    let t = line.trim();
+    if t.is_empty() {
+        return false;
+    }
+    let structural = ["#", ">", "|", "<", "- ", "* ", "+ ", "---", "***", "___", "===", "[!", "!["];
+    if structural.iter().any(|p| t.starts_with(p)) {
+        return false;
+    }
+    // numbered list items
+    let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 && t[digits..].starts_with(". ") {
+        return false;
+    }
+    // a reference definition `[x]: dest` is not prose
+    !(t.starts_with('[') && t.contains("]:"))
+}
+
+/// Title (first H1 outside fences and front matter, else the file stem) and summary (first
+/// prose paragraph, markup removed, ≤ 160 chars) of a Markdown or plain-text document.
+pub fn doc_head(text: &str, file_stem: &str) -> DocHead {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut index = 0;
+    // YAML front matter
+    if lines.first().is_some_and(|l| l.trim() == "---") {
+        if let Some(end) = lines.iter().skip(1).position(|l| l.trim() == "---" || l.trim() == "...") {
+            index = end + 2;
+        }
+    }
+    let mut title: Option<String> = None;
+    let mut head_end = 0u32;
+    let mut summary: Option<String> = None;
+    let mut in_fence = false;
+    while index < lines.len() {
+        let line = lines[index];
+        if is_fence(line) {
+            in_fence = !in_fence;
+            index += 1;
+            continue;
+        }
+        if in_fence {
+            index += 1;
+            continue;
+        }
+        if title.is_none() {
+            if let Some((1, heading)) = is_atx_heading(line) {
+                title = Some(strip_inline_markup(heading));
+                head_end = index as u32 + 1;
+                index += 1;
+                continue;
+            }
+            // setext H1: a text line underlined with ===
+            if lines.get(index + 1).is_some_and(|next| next.trim().starts_with("===") && next.trim().chars().all(|c| c == '=')) && !line.trim().is_empty() {
+                title = Some(strip_inline_markup(line.trim()));
+                head_end = index as u32 + 2;
+                index += 2;
+                continue;
+            }
+        }
+        if summary.is_none() && is_summary_candidate(line) {
+            // the whole paragraph, joined, is the summary
+            let mut paragraph = Vec::new();
+            let mut j = index;
+            while j < lines.len() && !lines[j].trim().is_empty() && is_summary_candidate(lines[j]) {
+                paragraph.push(lines[j].trim());
+                j += 1;
+            }
+            summary = Some(truncate_chars(&strip_inline_markup(&paragraph.join(" ")), SUMMARY_MAX_CHARS));
+            head_end = j as u32;
+            break;
+        }
+        if summary.is_none() && is_atx_heading(line).is_some() && title.is_some() {
+            // a section starts before any prose: no summary paragraph
+            break;
+        }
+        index += 1;
+    }
+    let title = title.filter(|t| !t.is_empty()).unwrap_or_else(|| file_stem.to_string());
+    DocHead { title, summary: summary.unwrap_or_default(), head_end_line: head_end }
+}
+
+/// Title/summary for code: the file name, and the first comment line that reads as prose.
+pub fn code_head(text: &str, file_name: &str) -> DocHead {
+    let mut summary = String::new();
+    for line in text.lines().take(60) {
+        let t = line.trim();
+        let body = ["///", "//!", "//", "#", "--", "/**", "/*", "*", "\"\"\""]
+            .iter()
+            .find_map(|p| t.strip_prefix(p));
+        if let Some(body) = body {
+            let body = body.trim().trim_end_matches("*/").trim();
+            let letters = body.chars().filter(|c| c.is_alphabetic()).count();
+            if letters >= 8 && !body.starts_with('!') && !body.starts_with('@') && !body.contains("eslint") && !body.contains("Copyright") {
+                summary = truncate_chars(&strip_inline_markup(body), SUMMARY_MAX_CHARS);
+                break;
+            }
+        }
+    }
+    DocHead { title: file_name.to_string(), summary, head_end_line: 0 }
+}
+
+/// 1-based line numbers from byte offsets.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    fn line_of(&self, offset: usize) -> u32 {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i as u32 + 1,
+            Err(i) => i as u32,
+        }
+    }
+}
+
+/// True when an inline code span plausibly names a file (`src/a.ts`, `docs/x.md:12`).
+fn looks_like_path(code: &str) -> bool {
+    let t = code.trim();
+    !t.is_empty()
+        && t.len() <= 300
+        && !t.contains(char::is_whitespace)
+        && !t.contains("://")
+        && (t.contains('/') || t.rsplit('.').next().is_some_and(|ext| ext.len() <= 5 && ext != t && ext.chars().all(|c| c.is_ascii_alphanumeric())))
+}
+
+/// Every link destination and path-like code span of a Markdown document, with lines.
+/// Capped at 2000 to bound pathological documents.
+pub fn extract_links(text: &str) -> Vec<LinkRef> {
+    const MAX_LINKS: usize = 2000;
+    let lines = LineIndex::new(text);
+    let mut out: Vec<LinkRef> = Vec::new();
+    let parser = Parser::new_ext(text, Options::empty());
+    let definitions: Vec<(String, usize)> = parser
+        .reference_definitions()
+        .iter()
+        .map(|(_, def)| (def.dest.to_string(), def.span.start))
+        .collect();
+    for (event, range) in parser.into_offset_iter() {
+        if out.len() >= MAX_LINKS {
+            break;
+        }
+        match event {
+            Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. }) => {
+                out.push(LinkRef { destination: dest_url.to_string(), line: lines.line_of(range.start), from_code_span: false });
+            }
+            Event::Code(code) if looks_like_path(&code) => {
+                out.push(LinkRef { destination: code.trim().to_string(), line: lines.line_of(range.start), from_code_span: true });
+            }
+            _ => {}
+        }
+    }
+    for (destination, offset) in definitions {
+        if out.len() >= MAX_LINKS {
+            break;
+        }
+        let line = lines.line_of(offset);
+        if !out.iter().any(|l| l.destination == destination && l.line == line) {
+            out.push(LinkRef { destination, line, from_code_span: false });
+        }
+    }
+    out.sort_by_key(|l| l.line);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_skips_front_matter_and_fences() {
+        let text = "---\ntitle: x\n---\n```\n# not a title\n```\n# Real *Title*\n\nFirst **prose** line\ncontinues [here](a.md).\n\n## Next\n";
+        let head = doc_head(text, "file");
+        assert_eq!(head.title, "Real Title");
+        assert_eq!(head.summary, "First prose line continues here.");
+        assert_eq!(head.head_end_line, 10);
+    }
+
+    #[test]
+    fn head_falls_back_to_stem() {
+        let head = doc_head("- a list\n", "notes");
+        assert_eq!(head.title, "notes");
+        assert_eq!(head.summary, "");
+    }
+
+    #[test]
+    fn links_carry_lines_and_ignore_fences() {
+        let text = "# T\n\nSee [r](../src/r.ts#Resolver.run) and `docs/x.md`.\n\n```\n[no](y.md)\n```\n[ref]: other.md\n";
+        let links = extract_links(text);
+        let found: Vec<(&str, u32, bool)> = links.iter().map(|l| (l.destination.as_str(), l.line, l.from_code_span)).collect();
+        assert!(found.contains(&("../src/r.ts#Resolver.run", 3, false)), "{found:?}");
+        assert!(found.contains(&("docs/x.md", 3, true)), "{found:?}");
+        assert!(found.contains(&("other.md", 8, false)), "{found:?}");
+        assert!(!found.iter().any(|f| f.0 == "y.md"), "{found:?}");
+    }
+}

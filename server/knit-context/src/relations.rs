@@ -1,0 +1,320 @@
+//! Relations between workspace files, as checkable facts:
+//! - `references`: a Markdown doc links to (or names in a code span) another doc;
+//! - `documents`: a doc links to a non-doc file; `path#Symbol` links are exact anchors;
+//! - `imports`: a code file imports another by a relative specifier (specifiers come from
+//!   the syntax tree through an [`ImportExtractor`], never from a regex here);
+//! - `tests`: a test file and its subject by naming convention, unique matches only.
+//!
+//! Pure: built from file records and the set of workspace paths.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use percent_encoding::percent_decode_str;
+use serde::{Deserialize, Serialize};
+
+use crate::classify::{self, Kind};
+use crate::index::FileRecord;
+use crate::wire::RelationType;
+
+/// An import as the syntax layer reports it (`knit_syntax::imports` has this shape).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportRef {
+    #[serde(rename = "s")]
+    pub specifier: String,
+    #[serde(rename = "l")]
+    pub line: u32,
+}
+
+/// `fn(path, source) -> imports`, supplied by the caller (the CLI/LSP pass
+/// `knit_syntax::imports`); `None` disables the `imports` relation.
+pub type ImportExtractor = fn(&str, &str) -> Vec<ImportRef>;
+
+/// One directed edge. `from` is the file holding the mention.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Edge {
+    pub kind: RelationType,
+    pub from: String,
+    pub to: String,
+    pub line: Option<u32>,
+    pub symbol: Option<String>,
+}
+
+/// Edges indexed by both endpoints.
+#[derive(Debug, Clone, Default)]
+pub struct RelationGraph {
+    pub edges: Vec<Edge>,
+    by_path: HashMap<String, Vec<usize>>,
+}
+
+impl RelationGraph {
+    pub fn from_edges(mut edges: Vec<Edge>) -> Self {
+        edges.sort();
+        edges.dedup_by(|a, b| a.kind == b.kind && a.from == b.from && a.to == b.to && a.symbol == b.symbol);
+        let mut by_path: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, edge) in edges.iter().enumerate() {
+            by_path.entry(edge.from.clone()).or_default().push(i);
+            if edge.to != edge.from {
+                by_path.entry(edge.to.clone()).or_default().push(i);
+            }
+        }
+        RelationGraph { edges, by_path }
+    }
+
+    /// Edges touching `path`, in a stable order.
+    pub fn edges_of(&self, path: &str) -> Vec<&Edge> {
+        self.by_path.get(path).map(|ids| ids.iter().map(|&i| &self.edges[i]).collect()).unwrap_or_default()
+    }
+
+    pub fn neighbours(&self, path: &str) -> Vec<(&Edge, &str)> {
+        self.edges_of(path)
+            .into_iter()
+            .map(|e| (e, if e.from == path { e.to.as_str() } else { e.from.as_str() }))
+            .collect()
+    }
+}
+
+/// Normalises `base_dir/relative` (`.`/`..` resolved). `None` when it escapes the root.
+pub fn join_normalized(base_dir: &str, relative: &str) -> Option<String> {
+    let mut parts: Vec<&str> = if relative.starts_with('/') || base_dir.is_empty() { Vec::new() } else { base_dir.split('/').filter(|p| !p.is_empty()).collect() };
+    for part in relative.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    if parts.is_empty() {
+        None
+    } else {
+        Some(parts.join("/"))
+    }
+}
+
+fn parent_dir(path: &str) -> &str {
+    path.rfind('/').map(|i| &path[..i]).unwrap_or("")
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// A link destination split into path and fragment, decoded; `None` for URLs and
+/// in-page anchors.
+fn split_destination(destination: &str) -> Option<(String, Option<String>)> {
+    let d = destination.trim().trim_start_matches('<').trim_end_matches('>');
+    if d.is_empty() || d.starts_with('#') || d.contains("://") || d.starts_with("mailto:") || d.starts_with("data:") {
+        return None;
+    }
+    let scheme = d.split_once(':').map(|(s, _)| s);
+    if scheme.is_some_and(|s| s.len() > 1 && s.chars().all(|c| c.is_ascii_alphabetic())) && !d.contains('/') {
+        return None;
+    }
+    let (path, fragment) = match d.split_once('#') {
+        Some((p, f)) => (p, Some(f.to_string())),
+        None => (d, None),
+    };
+    let path = path.split('?').next().unwrap_or(path);
+    let decoded = percent_decode_str(path).decode_utf8().ok()?.to_string();
+    Some((decoded, fragment.filter(|f| !f.is_empty())))
+}
+
+/// Resolves a doc link to a workspace file: relative to the doc's folder, or to the root
+/// for a leading `/`; code spans (`src/x.ts`, `docs/y.md:12`) also try the root.
+fn resolve_link(doc_path: &str, destination: &str, from_code_span: bool, paths: &HashSet<&str>) -> Option<(String, Option<String>)> {
+    let (mut target, fragment) = split_destination(destination)?;
+    let mut fragment = fragment;
+    if from_code_span {
+        // `path:12` / `path:12-40` (AGENTS.md style) point at lines of the file
+        if let Some((p, lines)) = target.rsplit_once(':') {
+            if !lines.is_empty() && lines.chars().all(|c| c.is_ascii_digit() || c == '-') {
+                fragment = Some(format!("L{}", lines.replace('-', "-L")));
+                target = p.to_string();
+            }
+        }
+    }
+    let mut attempts = Vec::new();
+    if target.starts_with('/') {
+        attempts.push(join_normalized("", &target));
+    } else {
+        attempts.push(join_normalized(parent_dir(doc_path), &target));
+        if from_code_span {
+            attempts.push(join_normalized("", &target));
+        }
+    }
+    attempts.into_iter().flatten().find(|candidate| paths.contains(candidate.as_str()) && candidate != doc_path).map(|p| (p, fragment))
+}
+
+const IMPORT_EXTENSIONS: &[&str] = &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs", "d.ts", "swift", "json"];
+
+/// Resolves a relative import specifier of `from` against the workspace paths.
+pub fn resolve_import(from: &str, specifier: &str, paths: &HashSet<&str>) -> Option<String> {
+    if !(specifier.starts_with("./") || specifier.starts_with("../")) {
+        return None;
+    }
+    let base = join_normalized(parent_dir(from), specifier)?;
+    let mut candidates = vec![base.clone()];
+    // TypeScript ESM imports name the emitted `.js`; the source is `.ts`/`.tsx`
+    for (emitted, sources) in [(".js", [".ts", ".tsx"]), (".mjs", [".mts", ".mts"]), (".cjs", [".cts", ".cts"]), (".jsx", [".tsx", ".tsx"])] {
+        if let Some(stem) = base.strip_suffix(emitted) {
+            candidates.extend(sources.iter().map(|s| format!("{stem}{s}")));
+        }
+    }
+    candidates.extend(IMPORT_EXTENSIONS.iter().map(|ext| format!("{base}.{ext}")));
+    candidates.extend(IMPORT_EXTENSIONS.iter().map(|ext| format!("{base}/index.{ext}")));
+    candidates.into_iter().find(|c| paths.contains(c.as_str()) && c != from)
+}
+
+/// The subject stem a test file name points at, and the extension it must share.
+fn test_subject_stem(path: &str) -> Option<(String, String)> {
+    let name = file_name(path);
+    let ext = classify::extension(name);
+    if ext.is_empty() {
+        return None;
+    }
+    let stem = &name[..name.len() - ext.len() - 1];
+    let lower_ext = ext.to_ascii_lowercase();
+    for suffix in [".test", ".spec", "_test", "_spec", "Tests", "Test", "Spec"] {
+        if let Some(subject) = stem.strip_suffix(suffix) {
+            let case_sensitive_suffix = suffix.chars().next().is_some_and(|c| c.is_uppercase());
+            if !subject.is_empty() && (!case_sensitive_suffix || matches!(lower_ext.as_str(), "swift" | "kt" | "java" | "cs" | "scala")) {
+                return Some((subject.to_string(), lower_ext));
+            }
+        }
+    }
+    if let Some(subject) = stem.strip_prefix("test_") {
+        if !subject.is_empty() {
+            return Some((subject.to_string(), lower_ext));
+        }
+    }
+    None
+}
+
+fn stem_and_ext(path: &str) -> (String, String) {
+    let name = file_name(path);
+    let ext = classify::extension(name);
+    if ext.is_empty() {
+        (name.to_string(), ext)
+    } else {
+        (name[..name.len() - ext.len() - 1].to_string(), ext)
+    }
+}
+
+/// TypeScript and JavaScript tests commonly test each other's files.
+fn ext_family(ext: &str) -> &str {
+    match ext {
+        "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs" => "js",
+        other => other,
+    }
+}
+
+/// Builds the relation graph of the workspace.
+pub fn build_graph(records: &[&FileRecord]) -> RelationGraph {
+    let paths: HashSet<&str> = records.iter().filter(|r| r.skipped.is_none()).map(|r| r.path.as_str()).collect();
+    let mut edges = Vec::new();
+    for record in records {
+        if record.skipped.is_some() {
+            continue;
+        }
+        if record.kind == Kind::Doc && classify::is_markdown(&record.path) {
+            for link in &record.links {
+                let Some((target, fragment)) = resolve_link(&record.path, &link.destination, link.from_code_span, &paths) else { continue };
+                let kind = if classify::is_markdown(&target) { RelationType::References } else { RelationType::Documents };
+                let symbol = fragment.filter(|_| kind == RelationType::Documents);
+                edges.push(Edge { kind, from: record.path.clone(), to: target, line: Some(link.line), symbol });
+            }
+        }
+        for import in &record.imports {
+            if let Some(target) = resolve_import(&record.path, &import.specifier, &paths) {
+                edges.push(Edge { kind: RelationType::Imports, from: record.path.clone(), to: target, line: Some(import.line), symbol: None });
+            }
+        }
+    }
+    // tests: subject candidates by (stem, extension family), unique only
+    let mut subjects: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
+    for record in records {
+        if record.kind == Kind::Code && record.skipped.is_none() && !classify::is_test_file_name(&record.path) {
+            let (stem, ext) = stem_and_ext(&record.path);
+            subjects.entry((stem, ext_family(&ext).to_string())).or_default().push(&record.path);
+        }
+    }
+    for record in records {
+        if record.kind != Kind::Code || record.skipped.is_some() {
+            continue;
+        }
+        let Some((stem, ext)) = test_subject_stem(&record.path) else { continue };
+        let Some(candidates) = subjects.get(&(stem, ext_family(&ext).to_string())) else { continue };
+        // prefer the same folder (or the parent of a tests folder) when that is unique
+        let dir = parent_dir(&record.path);
+        let near: Vec<&&str> = candidates.iter().filter(|c| parent_dir(c) == dir || parent_dir(c) == parent_dir(dir)).collect();
+        let chosen = if near.len() == 1 { Some(*near[0]) } else if candidates.len() == 1 { Some(candidates[0]) } else { None };
+        if let Some(subject) = chosen {
+            edges.push(Edge { kind: RelationType::Tests, from: record.path.clone(), to: subject.to_string(), line: None, symbol: None });
+        }
+    }
+    RelationGraph::from_edges(edges)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::Role;
+    use crate::markdown::LinkRef;
+
+    fn record(path: &str, kind: Kind) -> FileRecord {
+        FileRecord { path: path.into(), kind, role: Role::Impl, title: String::new(), summary: String::new(), mtime_ms: 0, size: 0, hash: String::new(), head_end_line: 0, links: vec![], imports: vec![], skipped: None }
+    }
+
+    #[test]
+    fn links_resolve_relative_root_and_code_spans() {
+        let mut doc = record("docs/arch.md", Kind::Doc);
+        doc.links = vec![
+            LinkRef { destination: "../src/resolve.ts#AnchorResolver.resolve".into(), line: 12, from_code_span: false },
+            LinkRef { destination: "guide.md".into(), line: 3, from_code_span: false },
+            LinkRef { destination: "src/util.ts:10-20".into(), line: 5, from_code_span: true },
+            LinkRef { destination: "https://example.com/x.md".into(), line: 6, from_code_span: false },
+            LinkRef { destination: "../../escape.md".into(), line: 7, from_code_span: false },
+        ];
+        let files = [doc, record("docs/guide.md", Kind::Doc), record("src/resolve.ts", Kind::Code), record("src/util.ts", Kind::Code)];
+        let refs: Vec<&FileRecord> = files.iter().collect();
+        let graph = build_graph(&refs);
+        let edges: Vec<(RelationType, &str, Option<u32>, Option<&str>)> = graph.edges_of("docs/arch.md").iter().map(|e| (e.kind, e.to.as_str(), e.line, e.symbol.as_deref())).collect();
+        assert!(edges.contains(&(RelationType::Documents, "src/resolve.ts", Some(12), Some("AnchorResolver.resolve"))), "{edges:?}");
+        assert!(edges.contains(&(RelationType::References, "docs/guide.md", Some(3), None)), "{edges:?}");
+        assert!(edges.contains(&(RelationType::Documents, "src/util.ts", Some(5), Some("L10-L20"))), "{edges:?}");
+        assert_eq!(edges.len(), 3, "{edges:?}");
+    }
+
+    #[test]
+    fn imports_resolve_relative_specifiers_only() {
+        let paths: HashSet<&str> = ["src/a.ts", "src/b.ts", "src/lib/index.ts"].into_iter().collect();
+        assert_eq!(resolve_import("src/a.ts", "./b", &paths).as_deref(), Some("src/b.ts"));
+        assert_eq!(resolve_import("src/a.ts", "./b.js", &paths).as_deref(), Some("src/b.ts"));
+        assert_eq!(resolve_import("src/a.ts", "./lib", &paths).as_deref(), Some("src/lib/index.ts"));
+        assert_eq!(resolve_import("src/a.ts", "react", &paths), None);
+        assert_eq!(resolve_import("src/a.ts", "../../x", &paths), None);
+    }
+
+    #[test]
+    fn tests_pair_by_convention_and_only_when_unique() {
+        let files = [
+            record("src/parser.ts", Kind::Code),
+            record("src/parser.test.ts", Kind::Code),
+            record("pkg/lexer.go", Kind::Code),
+            record("pkg/lexer_test.go", Kind::Code),
+            record("app/util.py", Kind::Code),
+            record("lib/util.py", Kind::Code),
+            record("tests/test_util.py", Kind::Code),
+            record("Sources/Mixer.swift", Kind::Code),
+            record("Tests/MixerTests.swift", Kind::Code),
+        ];
+        let refs: Vec<&FileRecord> = files.iter().collect();
+        let graph = build_graph(&refs);
+        let tests: Vec<(&str, &str)> = graph.edges.iter().filter(|e| e.kind == RelationType::Tests).map(|e| (e.from.as_str(), e.to.as_str())).collect();
+        assert!(tests.contains(&("src/parser.test.ts", "src/parser.ts")), "{tests:?}");
+        assert!(tests.contains(&("pkg/lexer_test.go", "pkg/lexer.go")), "{tests:?}");
+        assert!(tests.contains(&("Tests/MixerTests.swift", "Sources/Mixer.swift")), "{tests:?}");
+        assert!(!tests.iter().any(|t| t.0 == "tests/test_util.py"), "ambiguous subject must not pair: {tests:?}");
+    }
+}

@@ -1,0 +1,102 @@
+//! The data a parsed file yields: declarations with identity, position and fingerprints.
+
+use crate::Fingerprint;
+use serde::{Deserialize, Serialize};
+
+/// Coarse identity kind. Stage 1–4 matching compares this, never the exact kind, so that
+/// `let`→`const` or `function f`→`const f = () =>` is `stale`, not a rename (DESIGN 1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IdentityKind {
+    Callable,
+    Type,
+    Value,
+    Module,
+}
+
+/// Name-independent fingerprint of a declaration's body, for rename/move matching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BodyPrint {
+    pub fingerprint: Fingerprint,
+    /// Tokens the body fingerprint covers; below `MIN_BODY_TOKENS` it is never matched.
+    pub tokens: u32,
+}
+
+/// One declaration of a file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declaration {
+    /// Exact declaration kind in the language's words (`function`, `method`, `class`,
+    /// `get`, `set`, `init`, `extension`, …): the optional `kind:` of a fragment.
+    pub kind: String,
+    pub identity: IdentityKind,
+    /// `Outer.Inner.member`, Swift names with labels (`blend(first:second:)`).
+    pub qualified_name: String,
+    /// Qualified name of the enclosing declaration, if any.
+    pub container: Option<String>,
+    /// 1-based inclusive line span of the whole declaration (modifiers, decorators,
+    /// `export` and overload signatures included).
+    pub start_line: u32,
+    pub end_line: u32,
+    /// 1-based line and 0-based byte column of the name token (go-to-definition target).
+    pub name_line: u32,
+    pub name_column: u32,
+    pub start_byte: u32,
+    pub end_byte: u32,
+    /// Fingerprint of every token of the declaration.
+    pub fingerprint: Fingerprint,
+    /// Name-independent body fingerprint (absent when the declaration has no body).
+    pub body: Option<BodyPrint>,
+    /// The declaration's region contains a syntax error: its fingerprint is not to be
+    /// trusted (the anchor is `unchecked`, reason `parse_error`).
+    pub has_error: bool,
+    /// For containers: direct members' simple names and fingerprints, so a stale
+    /// container can name what changed.
+    pub members: Vec<(String, Fingerprint)>,
+    /// The header (signature) text with whitespace collapsed, at most 200 chars.
+    pub signature: String,
+}
+
+impl Declaration {
+    /// The last segment of the qualified name.
+    pub fn simple_name(&self) -> &str {
+        last_segment(&self.qualified_name)
+    }
+
+    /// A body that may take part in rename/move matching.
+    pub fn matchable_body(&self) -> Option<Fingerprint> {
+        self.body
+            .filter(|b| b.tokens >= crate::MIN_BODY_TOKENS)
+            .map(|b| b.fingerprint)
+    }
+}
+
+/// The last `.`-separated segment of a qualified name, ignoring dots inside `( )`.
+pub fn last_segment(qualified: &str) -> &str {
+    let mut depth = 0i32;
+    let mut cut = 0;
+    for (i, c) in qualified.char_indices() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth -= 1,
+            '.' if depth == 0 => cut = i + 1,
+            _ => {}
+        }
+    }
+    &qualified[cut..]
+}
+
+/// What one parse of a file yields.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSyntax {
+    pub declarations: Vec<Declaration>,
+    /// The file has at least one syntax error somewhere.
+    pub has_error: bool,
+}
+
+/// A module specifier a file imports, as written.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    pub specifier: String,
+    /// 1-based line of the import.
+    pub line: u32,
+}

@@ -1,0 +1,232 @@
+//! Symbol fragments: `#[kind:]Qualified.name[~N]` (DESIGN 1.3a), how they resolve
+//! against a file's declarations, and did-you-mean suggestions.
+
+use crate::decl::{last_segment, Declaration, IdentityKind};
+
+/// A parsed symbol fragment.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Fragment {
+    /// Exact declaration kind (`get`, `interface`, `extension`, …), if written.
+    pub kind: Option<String>,
+    pub name: String,
+    /// `~N`: 1-based position among the declarations the rest of the fragment matches.
+    pub ordinal: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FragmentError {
+    Empty,
+    BadOrdinal,
+}
+
+impl std::fmt::Display for FragmentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FragmentError::Empty => write!(f, "empty symbol fragment"),
+            FragmentError::BadOrdinal => write!(f, "`~N` must be a positive number"),
+        }
+    }
+}
+
+/// What a fragment resolves to in one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    /// Index into the declarations.
+    Unique(usize),
+    /// Several declarations match; each entry is (index, exact fragment that resolves to it).
+    Ambiguous(Vec<(usize, String)>),
+    NotFound,
+}
+
+impl Fragment {
+    pub fn parse(raw: &str) -> Result<Fragment, FragmentError> {
+        let mut s = raw.trim();
+        let mut ordinal = None;
+        if let Some((head, tail)) = s.rsplit_once('~') {
+            if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
+                let n: u32 = tail.parse().map_err(|_| FragmentError::BadOrdinal)?;
+                if n == 0 {
+                    return Err(FragmentError::BadOrdinal);
+                }
+                ordinal = Some(n);
+                s = head;
+            }
+        }
+        let mut kind = None;
+        if let Some(colon) = s.find(':') {
+            let paren = s.find('(').unwrap_or(usize::MAX);
+            let prefix = &s[..colon];
+            if colon < paren && !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_alphabetic()) {
+                kind = Some(prefix.to_string());
+                s = &s[colon + 1..];
+            }
+        }
+        if s.is_empty() {
+            return Err(FragmentError::Empty);
+        }
+        Ok(Fragment { kind, name: s.to_string(), ordinal })
+    }
+
+    pub fn simple_name(&self) -> &str {
+        last_segment(&self.name)
+    }
+
+    /// Resolves against one file's declarations.
+    pub fn resolve(&self, decls: &[Declaration]) -> Resolution {
+        let matched = self.matching(decls);
+        match matched.len() {
+            0 => Resolution::NotFound,
+            1 => Resolution::Unique(matched[0]),
+            _ => Resolution::Ambiguous(matched.iter().map(|&i| (i, exact_fragment(decls, i))).collect()),
+        }
+    }
+
+    /// Indices of the declarations this fragment designates (before uniqueness).
+    pub fn matching(&self, decls: &[Declaration]) -> Vec<usize> {
+        let mut by_name: Vec<usize> = (0..decls.len()).filter(|&i| decls[i].qualified_name == self.name).collect();
+        if by_name.is_empty() && !self.name.contains('(') {
+            // `Mixer.blend` finds `Mixer.blend(first:second:)` when the base name is unique.
+            by_name = (0..decls.len())
+                .filter(|&i| {
+                    decls[i].identity == IdentityKind::Callable && strip_labels(&decls[i].qualified_name) == self.name
+                })
+                .collect();
+        }
+        let filtered = match &self.kind {
+            None => by_name,
+            Some(k) => {
+                let exact: Vec<usize> = by_name.iter().copied().filter(|&i| &decls[i].kind == k).collect();
+                if !exact.is_empty() {
+                    exact
+                } else {
+                    // Identity kind is coarse: `function:f` still finds `const f = () =>`.
+                    let id = identity_of_kind(k);
+                    by_name.into_iter().filter(|&i| Some(decls[i].identity) == id).collect()
+                }
+            }
+        };
+        match self.ordinal {
+            None => filtered,
+            Some(n) => filtered.get(n as usize - 1).map(|&i| vec![i]).unwrap_or_default(),
+        }
+    }
+}
+
+impl std::fmt::Display for Fragment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(k) = &self.kind {
+            write!(f, "{k}:")?;
+        }
+        write!(f, "{}", self.name)?;
+        if let Some(n) = self.ordinal {
+            write!(f, "~{n}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Removes Swift argument labels: `Mixer.blend(first:second:)` → `Mixer.blend`.
+pub fn strip_labels(qualified: &str) -> String {
+    let mut out = String::with_capacity(qualified.len());
+    let mut depth = 0;
+    for c in qualified.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The coarse identity a declaration kind belongs to.
+pub fn identity_of_kind(kind: &str) -> Option<IdentityKind> {
+    Some(match kind {
+        "function" | "method" | "get" | "set" | "init" | "deinit" | "subscript" | "fn" | "fun" | "func"
+        | "constructor" | "macro" => IdentityKind::Callable,
+        "class" | "interface" | "type" | "enum" | "struct" | "protocol" | "extension" | "actor" | "typealias"
+        | "associatedtype" | "trait" | "impl" | "object" | "union" => IdentityKind::Type,
+        "namespace" | "module" | "mod" | "package" => IdentityKind::Module,
+        "variable" | "property" | "const" | "let" | "var" | "val" | "case" | "member" | "static" | "field" => {
+            IdentityKind::Value
+        }
+        _ => return None,
+    })
+}
+
+/// The shortest fragment that designates `decls[i]` alone: `name`, else `kind:name`,
+/// else `kind:name~N`.
+pub fn exact_fragment(decls: &[Declaration], i: usize) -> String {
+    let d = &decls[i];
+    let plain = Fragment { kind: None, name: d.qualified_name.clone(), ordinal: None };
+    if plain.matching(decls) == [i] {
+        return plain.to_string();
+    }
+    let kinded = Fragment { kind: Some(d.kind.clone()), name: d.qualified_name.clone(), ordinal: None };
+    let same = kinded.matching(decls);
+    if same == [i] {
+        return kinded.to_string();
+    }
+    let pos = same.iter().position(|&j| j == i).unwrap_or(0) as u32 + 1;
+    Fragment { ordinal: Some(pos), ..kinded }.to_string()
+}
+
+/// Up to `max` declarations whose names look like `name` (did-you-mean), best first.
+pub fn suggestions(name: &str, decls: &[Declaration], max: usize) -> Vec<usize> {
+    let want = name.to_lowercase();
+    let want_simple = strip_labels(last_segment(name)).to_lowercase();
+    let mut scored: Vec<(usize, usize)> = decls
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| {
+            let have = d.qualified_name.to_lowercase();
+            let have_simple = strip_labels(d.simple_name()).to_lowercase();
+            let dist = edit_distance(&want, &have).min(edit_distance(&want_simple, &have_simple) + 1);
+            let limit = (want.chars().count() / 3).max(2);
+            let related = have_simple == want_simple || have.contains(&want_simple) || want.contains(&have_simple);
+            (dist <= limit || related).then_some((dist, i))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(max).map(|(_, i)| i).collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len() > 200 || b.len() > 200 {
+        return usize::MAX / 2;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fragments() {
+        let f = Fragment::parse("get:Cart.discount").unwrap();
+        assert_eq!(f.kind.as_deref(), Some("get"));
+        assert_eq!(f.name, "Cart.discount");
+        let f = Fragment::parse("Mixer.blend(first:second:)").unwrap();
+        assert_eq!(f.kind, None);
+        assert_eq!(f.name, "Mixer.blend(first:second:)");
+        let f = Fragment::parse("extension:Foo~2").unwrap();
+        assert_eq!((f.kind.as_deref(), f.name.as_str(), f.ordinal), (Some("extension"), "Foo", Some(2)));
+        assert!(Fragment::parse("f~0").is_err());
+        assert!(Fragment::parse("").is_err());
+        assert_eq!(strip_labels("A.b(x:y:)"), "A.b");
+    }
+}

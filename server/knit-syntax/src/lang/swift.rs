@@ -1,0 +1,275 @@
+//! Swift: declarations (argument labels in names, initialisers and subscripts included),
+//! token rules and imports.
+//!
+//! Kinds: `class`, `struct`, `enum`, `actor`, `extension`, `protocol`, `function`,
+//! `method`, `init`, `deinit`, `subscript`, `property`, `case`, `typealias`,
+//! `associatedtype`. Members of an `extension Foo` block are `Foo.member` and belong to
+//! the extension's span, not to the struct's (DESIGN 1.3a).
+
+use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang};
+use crate::decl::{IdentityKind, Import};
+use crate::tokens::{is_comment, NodeRule, TokenRules};
+use tree_sitter::Node;
+
+pub(crate) struct Swift;
+
+const KINDS: &[&str] = &[
+    "class", "struct", "enum", "actor", "extension", "protocol", "function", "method", "init", "deinit", "subscript",
+    "property", "case", "typealias", "associatedtype",
+];
+
+impl LanguageSpec for Swift {
+    fn lang(&self) -> Lang {
+        Lang::Swift
+    }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["swift"]
+    }
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_swift::LANGUAGE.into()
+    }
+    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
+        members(x, root, None);
+    }
+    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
+        let mut out = Vec::new();
+        for c in named_children(root) {
+            if c.kind() == "import_declaration" {
+                let name = named_children(c)
+                    .into_iter()
+                    .find(|n| n.kind() == "identifier")
+                    .and_then(|n| src.get(n.byte_range()))
+                    .unwrap_or("");
+                if !name.is_empty() {
+                    out.push(Import { specifier: name.to_string(), line: c.start_position().row as u32 + 1 });
+                }
+            }
+        }
+        out
+    }
+    fn rules(&self) -> &dyn TokenRules {
+        &SwiftRules
+    }
+    fn kinds(&self) -> &'static [&'static str] {
+        KINDS
+    }
+}
+
+/// The argument labels of a parameter list: `(first:second:)`, `(_:)`, `()`.
+fn labels(x: &Extract<'_>, node: Node, subscript: bool) -> String {
+    let mut out = String::from("(");
+    for p in named_children(node).into_iter().filter(|c| c.kind() == "parameter") {
+        let label = match p.child_by_field_name("external_name") {
+            Some(ext) => x.text(ext).to_string(),
+            None if subscript => "_".to_string(),
+            None => p
+                .child_by_field_name("name")
+                .filter(|n| n.kind() == "simple_identifier")
+                .map(|n| x.text(n).to_string())
+                .unwrap_or_else(|| "_".to_string()),
+        };
+        out.push_str(&label);
+        out.push(':');
+    }
+    out.push(')');
+    out
+}
+
+fn members(x: &mut Extract<'_>, node: Node, container: Option<&str>) {
+    for child in children(node) {
+        if !child.is_named() || is_comment(child) {
+            continue;
+        }
+        declaration(x, child, container);
+    }
+}
+
+fn declaration(x: &mut Extract<'_>, node: Node, container: Option<&str>) {
+    let in_type = container.is_some();
+    match node.kind() {
+        "class_declaration" => {
+            let kw = node
+                .child_by_field_name("declaration_kind")
+                .map(|k| k.kind())
+                .unwrap_or("class");
+            let kind: &'static str = match kw {
+                "struct" => "struct",
+                "enum" => "enum",
+                "actor" => "actor",
+                "extension" => "extension",
+                _ => "class",
+            };
+            let Some(name_node) = node.child_by_field_name("name") else { return };
+            // `extension Array where …` names the extended type only.
+            let name = x.text(name_node).split('<').next().unwrap_or("").trim().to_string();
+            let body = node.child_by_field_name("body");
+            let qn = x.add(
+                container,
+                DeclSpec {
+                    kind,
+                    identity: IdentityKind::Type,
+                    name,
+                    nodes: vec![node],
+                    name_node: Some(name_node),
+                    body,
+                },
+            );
+            if let Some(b) = body {
+                members(x, b, Some(&qn));
+            }
+        }
+        "protocol_declaration" => {
+            let Some(name_node) = node.child_by_field_name("name") else { return };
+            let body = node.child_by_field_name("body");
+            let qn = x.add(
+                container,
+                DeclSpec {
+                    kind: "protocol",
+                    identity: IdentityKind::Type,
+                    name: x.text(name_node).to_string(),
+                    nodes: vec![node],
+                    name_node: Some(name_node),
+                    body,
+                },
+            );
+            if let Some(b) = body {
+                members(x, b, Some(&qn));
+            }
+        }
+        "function_declaration" | "protocol_function_declaration" => {
+            let Some(name_node) = node.child_by_field_name("name") else { return };
+            let name = format!("{}{}", x.text(name_node), labels(x, node, false));
+            let body = node.child_by_field_name("body");
+            x.add(
+                container,
+                DeclSpec {
+                    kind: if in_type { "method" } else { "function" },
+                    identity: IdentityKind::Callable,
+                    name,
+                    nodes: vec![node],
+                    name_node: Some(name_node),
+                    body,
+                },
+            );
+        }
+        "init_declaration" => {
+            let name = format!("init{}", labels(x, node, false));
+            let body = node.child_by_field_name("body");
+            let name_node = children(node).into_iter().find(|c| c.kind() == "init");
+            x.add(
+                container,
+                DeclSpec { kind: "init", identity: IdentityKind::Callable, name, nodes: vec![node], name_node, body },
+            );
+        }
+        "deinit_declaration" => {
+            let body = node.child_by_field_name("body");
+            let name_node = children(node).into_iter().find(|c| c.kind() == "deinit");
+            x.add(
+                container,
+                DeclSpec {
+                    kind: "deinit",
+                    identity: IdentityKind::Callable,
+                    name: "deinit".into(),
+                    nodes: vec![node],
+                    name_node,
+                    body,
+                },
+            );
+        }
+        "subscript_declaration" => {
+            let name = format!("subscript{}", labels(x, node, true));
+            let body = named_children(node).into_iter().find(|c| c.kind() == "computed_property");
+            let name_node = children(node).into_iter().find(|c| c.kind() == "subscript");
+            x.add(
+                container,
+                DeclSpec { kind: "subscript", identity: IdentityKind::Callable, name, nodes: vec![node], name_node, body },
+            );
+        }
+        "property_declaration" | "protocol_property_declaration" => {
+            let mut c = node.walk();
+            let patterns: Vec<Node> = node.children_by_field_name("name", &mut c).collect();
+            let body = named_children(node)
+                .into_iter()
+                .find(|c| matches!(c.kind(), "computed_property" | "protocol_property_requirements"))
+                .or_else(|| node.child_by_field_name("value"));
+            for p in patterns {
+                let ident = p.child_by_field_name("bound_identifier").unwrap_or(p);
+                let name = x.text(ident).to_string();
+                if name.is_empty() || name.contains(['(', ',']) {
+                    continue; // tuple destructuring: no made-up names
+                }
+                x.add(
+                    container,
+                    DeclSpec {
+                        kind: "property",
+                        identity: IdentityKind::Value,
+                        name,
+                        nodes: vec![node],
+                        name_node: Some(ident),
+                        body,
+                    },
+                );
+            }
+        }
+        "enum_entry" => {
+            let mut c = node.walk();
+            let names: Vec<Node> = node.children_by_field_name("name", &mut c).collect();
+            for n in names {
+                x.add(
+                    container,
+                    DeclSpec {
+                        kind: "case",
+                        identity: IdentityKind::Value,
+                        name: x.text(n).to_string(),
+                        nodes: vec![node],
+                        name_node: Some(n),
+                        body: None,
+                    },
+                );
+            }
+        }
+        "typealias_declaration" => {
+            let Some(name_node) = node.child_by_field_name("name") else { return };
+            x.add(
+                container,
+                DeclSpec {
+                    kind: "typealias",
+                    identity: IdentityKind::Type,
+                    name: x.text(name_node).to_string(),
+                    nodes: vec![node],
+                    name_node: Some(name_node),
+                    body: None,
+                },
+            );
+        }
+        "associatedtype_declaration" => {
+            let Some(name_node) = node.child_by_field_name("name") else { return };
+            x.add(
+                container,
+                DeclSpec {
+                    kind: "associatedtype",
+                    identity: IdentityKind::Type,
+                    name: x.text(name_node).to_string(),
+                    nodes: vec![node],
+                    name_node: Some(name_node),
+                    body: None,
+                },
+            );
+        }
+        _ => {}
+    }
+}
+
+pub(crate) struct SwiftRules;
+
+impl TokenRules for SwiftRules {
+    fn rule(&self, node: Node, _src: &str) -> NodeRule {
+        if is_comment(node) {
+            return NodeRule::Skip;
+        }
+        match node.kind() {
+            ";" => NodeRule::Skip,
+            _ => NodeRule::Descend,
+        }
+    }
+}

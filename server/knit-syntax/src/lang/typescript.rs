@@ -1,0 +1,597 @@
+//! TypeScript and TSX: declarations, token rules and imports.
+//!
+//! Kinds: `function`, `class`, `interface`, `type`, `enum`, `member` (enum member),
+//! `namespace`, `method`, `get`, `set`, `property`, `variable`.
+//! An overload group (signatures + implementation, adjacent, same name) is one
+//! declaration. Object-literal members of a variable are members of that variable
+//! (`api.load`). Named functions and classes nested in function bodies are members of
+//! the function (`outer.inner`).
+
+use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang};
+use crate::decl::{IdentityKind, Import};
+use crate::tokens::{collapse_ws, is_comment, unescape, NodeRule, TokenRules};
+use tree_sitter::Node;
+
+pub(crate) struct TypeScript {
+    pub tsx: bool,
+}
+
+const KINDS: &[&str] = &[
+    "function", "class", "interface", "type", "enum", "member", "namespace", "method", "get", "set", "property",
+    "variable",
+];
+
+impl LanguageSpec for TypeScript {
+    fn lang(&self) -> Lang {
+        if self.tsx {
+            Lang::Tsx
+        } else {
+            Lang::TypeScript
+        }
+    }
+    fn extensions(&self) -> &'static [&'static str] {
+        if self.tsx {
+            &["tsx"]
+        } else {
+            &["ts", "mts", "cts"]
+        }
+    }
+    fn grammar(&self) -> tree_sitter::Language {
+        if self.tsx {
+            tree_sitter_typescript::LANGUAGE_TSX.into()
+        } else {
+            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
+        }
+    }
+    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
+        scope(x, root, None, Scope::Module);
+    }
+    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
+        collect_imports(root, src)
+    }
+    fn rules(&self) -> &dyn TokenRules {
+        &EcmaRules
+    }
+    fn kinds(&self) -> &'static [&'static str] {
+        KINDS
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Scope {
+    Module,
+    Class,
+    Interface,
+    Object,
+    Enum,
+    FunctionBody,
+}
+
+/// One declaration-to-be, before overload groups are merged.
+struct Item<'t> {
+    kind: &'static str,
+    identity: IdentityKind,
+    name: String,
+    nodes: Vec<Node<'t>>,
+    name_node: Option<Node<'t>>,
+    body: Option<Node<'t>>,
+    /// A signature without implementation (overload member).
+    signature_only: bool,
+    /// What to walk for members, and as which scope.
+    inner: Option<(Node<'t>, Scope)>,
+}
+
+fn scope<'t>(x: &mut Extract<'_>, node: Node<'t>, container: Option<&str>, kind: Scope) {
+    let mut items: Vec<Item<'t>> = Vec::new();
+    let mut pending_decorators: Vec<Node<'t>> = Vec::new();
+    for child in children(node) {
+        if is_comment(child) || !child.is_named() {
+            continue;
+        }
+        if child.kind() == "decorator" {
+            pending_decorators.push(child);
+            continue;
+        }
+        let before = items.len();
+        items_of(x, child, &mut items, Vec::new(), kind);
+        if items.len() > before {
+            if let Some(first) = items.get_mut(before) {
+                let mut nodes = std::mem::take(&mut pending_decorators);
+                nodes.append(&mut first.nodes);
+                first.nodes = nodes;
+            }
+        }
+        pending_decorators.clear();
+    }
+    // Merge adjacent overloads: signatures followed by (at most) one implementation.
+    let mut merged: Vec<Item<'t>> = Vec::new();
+    for item in items {
+        if let Some(prev) = merged.last_mut() {
+            if prev.signature_only
+                && prev.identity == IdentityKind::Callable
+                && item.identity == IdentityKind::Callable
+                && prev.name == item.name
+                && prev.kind == item.kind
+            {
+                prev.nodes.extend(item.nodes);
+                prev.name_node = item.name_node.or(prev.name_node);
+                prev.body = item.body;
+                prev.signature_only = item.signature_only;
+                prev.inner = item.inner;
+                continue;
+            }
+        }
+        merged.push(item);
+    }
+    for item in merged {
+        let qn = x.add(
+            container,
+            DeclSpec {
+                kind: item.kind,
+                identity: item.identity,
+                name: item.name,
+                nodes: item.nodes,
+                name_node: item.name_node,
+                body: item.body,
+            },
+        );
+        if let Some((inner, inner_scope)) = item.inner {
+            scope(x, inner, Some(&qn), inner_scope);
+        }
+    }
+}
+
+fn is_function_value(n: Node) -> bool {
+    matches!(
+        n.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    )
+}
+
+/// The body of a function value (`() => {…}` → the block; `() => expr` → the expr).
+fn function_value_body(n: Node) -> Option<Node> {
+    n.child_by_field_name("body")
+}
+
+fn name_text(x: &Extract<'_>, n: Node) -> String {
+    match n.kind() {
+        "string" => {
+            let raw = x.text(n);
+            let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
+            unescape(inner)
+        }
+        _ => collapse_ws(x.text(n)),
+    }
+}
+
+fn items_of<'t>(x: &Extract<'_>, node: Node<'t>, out: &mut Vec<Item<'t>>, mut wrappers: Vec<Node<'t>>, scope: Scope) {
+    let kind = node.kind();
+    match kind {
+        "export_statement" => {
+            if let Some(decl) = node.child_by_field_name("declaration") {
+                wrappers.push(node);
+                // The export wrapper's own tokens (`export`, `default`) belong to the
+                // declaration: adding or removing `export` is a behavioural change.
+                items_of_wrapped(x, decl, out, wrappers, scope, node);
+            } else if let Some(value) = node.child_by_field_name("value") {
+                // `export default <expression>`: a function or class expression is a
+                // declaration named `default`.
+                if is_function_value(value) || value.kind() == "class" {
+                    out.push(Item {
+                        kind: if value.kind() == "class" { "class" } else { "function" },
+                        identity: if value.kind() == "class" { IdentityKind::Type } else { IdentityKind::Callable },
+                        name: "default".into(),
+                        nodes: vec![node],
+                        name_node: None,
+                        body: value.child_by_field_name("body"),
+                        signature_only: false,
+                        inner: None,
+                    });
+                }
+            }
+        }
+        "ambient_declaration" => {
+            for c in named_children(node) {
+                let start = out.len();
+                items_of(x, c, out, Vec::new(), scope);
+                for it in &mut out[start..] {
+                    if it.nodes.first().map(|n| n.id()) == Some(c.id()) {
+                        it.nodes[0] = node;
+                    }
+                }
+            }
+        }
+        "expression_statement" => {
+            for c in named_children(node) {
+                if matches!(c.kind(), "internal_module" | "module") {
+                    items_of(x, c, out, wrappers.clone(), scope);
+                }
+            }
+        }
+        _ => items_of_plain(x, node, out, scope),
+    }
+}
+
+/// A declaration under an `export` wrapper: the wrapper replaces the declaration node
+/// in the token list (it contains it).
+fn items_of_wrapped<'t>(
+    x: &Extract<'_>,
+    decl: Node<'t>,
+    out: &mut Vec<Item<'t>>,
+    _wrappers: Vec<Node<'t>>,
+    scope: Scope,
+    wrapper: Node<'t>,
+) {
+    let start = out.len();
+    items_of_plain(x, decl, out, scope);
+    let single = out.len() - start == 1;
+    for it in &mut out[start..] {
+        if let Some(first) = it.nodes.first_mut() {
+            if first.id() == decl.id() {
+                *first = wrapper;
+            } else if single {
+                // a variable declarator inside `export const`: keep the declarator's own
+                // tokens but add the `export` keyword through the wrapper.
+                *first = wrapper;
+            }
+        }
+    }
+}
+
+fn items_of_plain<'t>(x: &Extract<'_>, node: Node<'t>, out: &mut Vec<Item<'t>>, scope: Scope) {
+    let kind = node.kind();
+    let name_node = node.child_by_field_name("name");
+    let simple = |k: &'static str, id: IdentityKind, body: Option<Node<'t>>, sig: bool, inner: Option<(Node<'t>, Scope)>| {
+        name_node.map(|nn| Item {
+            kind: k,
+            identity: id,
+            name: name_text(x, nn),
+            nodes: vec![node],
+            name_node: Some(nn),
+            body,
+            signature_only: sig,
+            inner,
+        })
+    };
+    let item = match kind {
+        "function_declaration" | "generator_function_declaration" => {
+            let body = node.child_by_field_name("body");
+            simple("function", IdentityKind::Callable, body, false, body.map(|b| (b, Scope::FunctionBody)))
+        }
+        "function_signature" => simple("function", IdentityKind::Callable, None, true, None),
+        "class_declaration" | "abstract_class_declaration" | "class" => {
+            let body = node.child_by_field_name("body");
+            simple("class", IdentityKind::Type, body, false, body.map(|b| (b, Scope::Class)))
+        }
+        "interface_declaration" => {
+            let body = node.child_by_field_name("body");
+            simple("interface", IdentityKind::Type, body, false, body.map(|b| (b, Scope::Interface)))
+        }
+        "type_alias_declaration" => simple("type", IdentityKind::Type, node.child_by_field_name("value"), false, None),
+        "enum_declaration" => {
+            let body = node.child_by_field_name("body");
+            simple("enum", IdentityKind::Type, body, false, body.map(|b| (b, Scope::Enum)))
+        }
+        "internal_module" | "module" => {
+            let body = node.child_by_field_name("body");
+            simple("namespace", IdentityKind::Module, body, false, body.map(|b| (b, Scope::Module)))
+        }
+        "method_definition" if scope != Scope::FunctionBody => {
+            let accessor = children(node)
+                .iter()
+                .find(|c| !c.is_named() && matches!(c.kind(), "get" | "set"))
+                .map(|c| c.kind());
+            let k: &'static str = match accessor {
+                Some("get") => "get",
+                Some("set") => "set",
+                _ => "method",
+            };
+            let body = node.child_by_field_name("body");
+            simple(k, IdentityKind::Callable, body, false, body.map(|b| (b, Scope::FunctionBody)))
+        }
+        "method_signature" | "abstract_method_signature" => {
+            let k: &'static str = if children(node).iter().any(|c| !c.is_named() && c.kind() == "get") {
+                "get"
+            } else if children(node).iter().any(|c| !c.is_named() && c.kind() == "set") {
+                "set"
+            } else {
+                "method"
+            };
+            simple(k, IdentityKind::Callable, None, true, None)
+        }
+        "public_field_definition" | "property_signature" => {
+            let value = node.child_by_field_name("value");
+            let callable = value.is_some_and(is_function_value);
+            let body = value.and_then(|v| if is_function_value(v) { function_value_body(v) } else { Some(v) });
+            simple(
+                "property",
+                if callable { IdentityKind::Callable } else { IdentityKind::Value },
+                body,
+                false,
+                None,
+            )
+        }
+        "lexical_declaration" | "variable_declaration" if scope != Scope::FunctionBody => {
+            let keyword = node.child(0);
+            for decl in named_children(node).into_iter().filter(|c| c.kind() == "variable_declarator") {
+                let Some(nn) = decl.child_by_field_name("name") else { continue };
+                if nn.kind() != "identifier" {
+                    continue; // destructuring patterns are never given a made-up name
+                }
+                let value = decl.child_by_field_name("value");
+                let callable = value.is_some_and(is_function_value);
+                let body = value.and_then(|v| if is_function_value(v) { function_value_body(v) } else { Some(v) });
+                let inner = value.filter(|v| v.kind() == "object").map(|v| (v, Scope::Object));
+                let mut nodes = Vec::new();
+                if let Some(k) = keyword {
+                    nodes.push(k);
+                }
+                nodes.push(decl);
+                out.push(Item {
+                    kind: "variable",
+                    identity: if callable { IdentityKind::Callable } else { IdentityKind::Value },
+                    name: name_text(x, nn),
+                    nodes,
+                    name_node: Some(nn),
+                    body,
+                    signature_only: false,
+                    inner,
+                });
+            }
+            None
+        }
+        // Object literal members (`const api = { load() {…}, save: () => … }`).
+        "pair" if scope == Scope::Object => {
+            let key = node.child_by_field_name("key");
+            let value = node.child_by_field_name("value");
+            match (key, value) {
+                (Some(k), Some(v)) if matches!(k.kind(), "property_identifier" | "string" | "number") => {
+                    let callable = is_function_value(v);
+                    Some(Item {
+                        kind: if callable { "method" } else { "property" },
+                        identity: if callable { IdentityKind::Callable } else { IdentityKind::Value },
+                        name: name_text(x, k),
+                        nodes: vec![node],
+                        name_node: Some(k),
+                        body: if callable { function_value_body(v) } else { Some(v) },
+                        signature_only: false,
+                        inner: if v.kind() == "object" { Some((v, Scope::Object)) } else { None },
+                    })
+                }
+                _ => None,
+            }
+        }
+        // Enum members: `A`, `B = 2`.
+        "property_identifier" if scope == Scope::Enum => Some(Item {
+            kind: "member",
+            identity: IdentityKind::Value,
+            name: x.text(node).to_string(),
+            nodes: vec![node],
+            name_node: Some(node),
+            body: None,
+            signature_only: false,
+            inner: None,
+        }),
+        "enum_assignment" if scope == Scope::Enum => simple("member", IdentityKind::Value, None, false, None),
+        _ => None,
+    };
+    if let Some(it) = item {
+        out.push(it);
+    }
+}
+
+/// Token rules shared by TypeScript, TSX (and JavaScript, which uses the same node names).
+pub(crate) struct EcmaRules;
+
+impl TokenRules for EcmaRules {
+    fn rule(&self, node: Node, src: &str) -> NodeRule {
+        let kind = node.kind();
+        if is_comment(node) {
+            return NodeRule::Skip;
+        }
+        match kind {
+            ";" => NodeRule::Skip,
+            "string" => {
+                let raw = src.get(node.byte_range()).unwrap_or("");
+                let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
+                let value = unescape(inner);
+                // `{"a": 1}` and `{a: 1}` are the same key (prettier's quote-props).
+                let is_key = node.parent().is_some_and(|p| {
+                    matches!(p.kind(), "pair" | "property_signature" | "public_field_definition" | "method_definition")
+                        && p.child_by_field_name(if p.kind() == "pair" { "key" } else { "name" }).map(|k| k.id())
+                            == Some(node.id())
+                });
+                if is_key && is_identifier(&value) {
+                    NodeRule::Emit(value)
+                } else {
+                    NodeRule::Emit(format!("\u{2}{value}"))
+                }
+            }
+            "number" => NodeRule::Emit(normalise_number(src.get(node.byte_range()).unwrap_or(""))),
+            "jsx_text" => {
+                let t = collapse_ws(src.get(node.byte_range()).unwrap_or(""));
+                if t.is_empty() {
+                    NodeRule::Skip
+                } else {
+                    NodeRule::Emit(t)
+                }
+            }
+            "formal_parameters" => {
+                // `(x) => …` and `x => …` are the same arrow function.
+                let parent_is_arrow = node.parent().is_some_and(|p| p.kind() == "arrow_function");
+                let params = named_children(node);
+                if parent_is_arrow && params.len() == 1 && params[0].kind() == "required_parameter" {
+                    let p = named_children(params[0]);
+                    if p.len() == 1 && p[0].kind() == "identifier" {
+                        return NodeRule::Emit(src.get(p[0].byte_range()).unwrap_or("").to_string());
+                    }
+                }
+                NodeRule::Descend
+            }
+            "parenthesized_expression" if parens_redundant(node) => NodeRule::DropDelimiters,
+            _ => NodeRule::Descend,
+        }
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+}
+
+/// Numbers by value, the way prettier prints them (`1.50` = `1.5`, `0XFF` = `0xff` = 255).
+fn normalise_number(raw: &str) -> String {
+    let s = raw.to_ascii_lowercase().replace('_', "");
+    if s.ends_with('n') {
+        return s;
+    }
+    let parsed = if let Some(h) = s.strip_prefix("0x") {
+        u128::from_str_radix(h, 16).ok().map(|v| v.to_string())
+    } else if let Some(o) = s.strip_prefix("0o") {
+        u128::from_str_radix(o, 8).ok().map(|v| v.to_string())
+    } else if let Some(b) = s.strip_prefix("0b") {
+        u128::from_str_radix(b, 2).ok().map(|v| v.to_string())
+    } else {
+        s.parse::<f64>().ok().filter(|v| v.is_finite()).map(|v| format!("{v}"))
+    };
+    parsed.unwrap_or(s)
+}
+
+/// Operator precedence for binary expressions (higher binds tighter).
+fn precedence(op: &str) -> u8 {
+    match op {
+        "??" => 1,
+        "||" => 2,
+        "&&" => 3,
+        "|" => 4,
+        "^" => 5,
+        "&" => 6,
+        "==" | "!=" | "===" | "!==" => 7,
+        "<" | ">" | "<=" | ">=" | "instanceof" | "in" => 8,
+        "<<" | ">>" | ">>>" => 9,
+        "+" | "-" => 10,
+        "*" | "/" | "%" => 11,
+        "**" => 12,
+        _ => 0,
+    }
+}
+
+fn binary_op(node: Node) -> Option<&'static str> {
+    node.child_by_field_name("operator").map(|o| o.kind())
+}
+
+/// Parentheses a formatter may add or remove without changing meaning.
+fn parens_redundant(node: Node) -> bool {
+    let inner = named_children(node);
+    let [inner] = inner.as_slice() else { return false };
+    let inner = *inner;
+    let parent = node.parent();
+    let parent_kind = parent.map(|p| p.kind()).unwrap_or("");
+    // `() => ({})` is not `() => {}`; `f((a, b))` is not `f(a, b)`.
+    if inner.kind() == "object" && parent_kind == "arrow_function" {
+        return false;
+    }
+    if inner.kind() == "sequence_expression" && !matches!(parent_kind, "expression_statement" | "parenthesized_expression") {
+        return false;
+    }
+    if matches!(
+        inner.kind(),
+        "identifier"
+            | "member_expression"
+            | "subscript_expression"
+            | "call_expression"
+            | "this"
+            | "number"
+            | "string"
+            | "template_string"
+            | "true"
+            | "false"
+            | "null"
+            | "undefined"
+            | "array"
+            | "object"
+            | "parenthesized_expression"
+            | "jsx_element"
+            | "jsx_self_closing_element"
+            | "jsx_fragment"
+            | "regex"
+            | "non_null_expression"
+    ) {
+        // …except as the callee of a call or `new`, where `(a.b)()` differs in `this`.
+        return !matches!(parent_kind, "call_expression" | "new_expression")
+            || parent.and_then(|p| p.child_by_field_name("function").or(p.child_by_field_name("constructor")))
+                .map(|f| f.id())
+                != Some(node.id());
+    }
+    match parent_kind {
+        "return_statement" | "variable_declarator" | "jsx_expression" | "arguments" | "array" | "expression_statement"
+        | "parenthesized_expression" | "spread_element" | "pair" => true,
+        "arrow_function" => true,
+        "assignment_expression" | "augmented_assignment_expression" => parent
+            .and_then(|p| p.child_by_field_name("right"))
+            .is_some_and(|r| r.id() == node.id()),
+        "binary_expression" => {
+            let (Some(pop), Some(iop)) = (parent.and_then(binary_op), binary_op(inner)) else {
+                return false;
+            };
+            inner.kind() == "binary_expression" && precedence(iop) > precedence(pop) && pop != "**"
+        }
+        "ternary_expression" => matches!(inner.kind(), "binary_expression" | "unary_expression" | "await_expression"),
+        _ => false,
+    }
+}
+
+fn collect_imports(root: Node, src: &str) -> Vec<Import> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "import_statement" | "export_statement" => {
+                if let Some(s) = node.child_by_field_name("source") {
+                    push_string(&mut out, s, src);
+                }
+                if node.kind() == "import_statement" {
+                    // `import x = require("y")`
+                    for c in named_children(node) {
+                        if c.kind() == "import_require_clause" {
+                            if let Some(s) = c.child_by_field_name("source") {
+                                push_string(&mut out, s, src);
+                            }
+                        }
+                    }
+                }
+                if node.kind() == "import_statement" {
+                    continue;
+                }
+            }
+            "call_expression" => {
+                let f = node.child_by_field_name("function");
+                let is_require = f.is_some_and(|f| {
+                    (f.kind() == "identifier" && src.get(f.byte_range()) == Some("require")) || f.kind() == "import"
+                });
+                if is_require {
+                    if let Some(args) = node.child_by_field_name("arguments") {
+                        if let Some(first) = named_children(args).first() {
+                            if first.kind() == "string" {
+                                push_string(&mut out, *first, src);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        let kids: Vec<Node> = node.children(&mut node.walk()).collect();
+        stack.extend(kids.into_iter().rev());
+    }
+    out.sort_by_key(|i| i.line);
+    out
+}
+
+fn push_string(out: &mut Vec<Import>, s: Node, src: &str) {
+    let raw = src.get(s.byte_range()).unwrap_or("");
+    if raw.len() >= 2 {
+        out.push(Import { specifier: unescape(&raw[1..raw.len() - 1]), line: s.start_position().row as u32 + 1 });
+    }
+}
