@@ -257,9 +257,9 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    /// Every anchor fresh and no broken link.
+    /// Every anchor fresh, no broken link, no doc skipped.
     pub fn all_fresh(&self) -> bool {
-        self.anchors.iter().all(|a| a.state == State::Fresh) && self.broken_links.is_empty()
+        self.anchors.iter().all(|a| a.state == State::Fresh) && self.broken_links.is_empty() && self.skipped_docs.is_empty()
     }
 }
 

@@ -22,6 +22,9 @@ pub fn human(report: &CheckReport, docs: usize) -> String {
     for b in &report.broken_links {
         out.push_str(&format!("{}:{}  {:<13} {}\n", b.doc, b.line, "broken-link", b.message));
     }
+    for (doc, why) in &report.skipped_docs {
+        out.push_str(&format!("{doc}  {:<13} not checked: {why}\n", "skipped"));
+    }
     for m in &report.mentions {
         out.push_str(&format!("{}:{}  {:<13} `{}` could be an anchor: {}\n", m.doc, m.line, "mention", m.text, m.suggestion));
     }

@@ -447,7 +447,6 @@ impl WorkspaceIndex {
         }
         let avgdl: Vec<f32> = total_tokens.iter().map(|&t| if file_docs == 0 { 1.0 } else { (t as f32 / file_docs as f32).max(1.0) }).collect();
         let mut seen_stamp: Vec<u32> = vec![u32::MAX; n_slots];
-        let mut pseudo_tf: Vec<f32> = vec![0.0; n_slots];
         // entries per term: (slot, field, tf, fieldnorm)
         let mut entries: Vec<(u32, u8, u32, u32)> = Vec::new();
         for (t, (term, query_weight)) in terms.iter().enumerate() {
@@ -480,25 +479,21 @@ impl WorkspaceIndex {
             }
             let n = out.eligible_count as f32;
             let idf = (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
-            // BM25F: field frequencies are length-normalised, weighted and summed into one
-            // pseudo-frequency, then saturated once — a term counts at most once per file,
-            // however many fields it hits, so one word in a file name cannot outweigh four
-            // distinct task words in the body.
+            // Each field saturates on its own and adds its weighted share (title ×4,
+            // summary ×2, body ×1): a task word in a file's name or title is strong evidence
+            // that the file is *about* it. (A single-saturation BM25F was measured too: it
+            // let files that mention many incidental words once outrank the one titled
+            // after the task; see the crate README notes in the final report.)
             let bit = 1u32 << (t.min(31));
             for &(slot, k, tf, len) in &entries {
                 let k = k as usize;
                 let norm = 1.0 - FIELD_B[k] + FIELD_B[k] * len as f32 / avgdl[k];
-                pseudo_tf[slot as usize] += FIELD_WEIGHTS[k] * tf as f32 / norm;
+                let tf = tf as f32;
+                out.scores[slot as usize] += query_weight * idf * FIELD_WEIGHTS[k] * tf * (K1 + 1.0) / (tf + K1 * norm);
                 match k {
                     0 => out.title_mask[slot as usize] |= bit,
                     1 => out.summary_mask[slot as usize] |= bit,
                     _ => out.body_mask[slot as usize] |= bit,
-                }
-            }
-            for &(slot, _, _, _) in &entries {
-                let tf = std::mem::take(&mut pseudo_tf[slot as usize]);
-                if tf > 0.0 {
-                    out.scores[slot as usize] += query_weight * idf * tf * (K1 + 1.0) / (tf + K1);
                 }
             }
         }

@@ -135,7 +135,9 @@ pub fn sources_from_buffers(buffers: &[OpenBuffer]) -> Vec<Source> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectedTerm {
     pub term: String,
-    /// Query weight in (0, 1]: weighted count relative to the strongest, damped.
+    /// Query weight in (0, 1]: weighted count relative to the strongest term. Linear on
+    /// purpose: the seed damped it (^0.25) because its project name topped the weights;
+    /// here such terms (in more than half of the files) are never selected at all.
     pub query_weight: f32,
     /// Files that contain it.
     pub df: u32,
@@ -229,7 +231,7 @@ pub fn select_terms(sources: &[Source], n_files: usize, doc_freq: &mut dyn FnMut
     let strongest = picked.iter().map(|p| p.2).fold(0.0f32, f32::max).max(f32::MIN_POSITIVE);
     picked
         .into_iter()
-        .map(|(term, df, weighted)| SelectedTerm { query_weight: (weighted / strongest).powf(0.25), term, df, weighted_count: weighted })
+        .map(|(term, df, weighted)| SelectedTerm { query_weight: weighted / strongest, term, df, weighted_count: weighted })
         .collect()
 }
 

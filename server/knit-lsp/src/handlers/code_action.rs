@@ -1,0 +1,155 @@
+//! `textDocument/codeAction` on a doc: plain `WorkspaceEdit`s built with the core's
+//! `edit` functions — record, confirm, rebind (to the new location, or to a candidate),
+//! update line numbers, remove the anchor, convert a `path:12-40` mention. Each action
+//! re-hashes what the destination resolves to *now*, so applying it clears the
+//! diagnostic on the next publish.
+
+use super::util::{lsp_edits, workspace_edit};
+use crate::analysis::{strip_bom, AnchorResult};
+use crate::document::FileKind;
+use crate::snapshot::Snapshot;
+use knit_anchors::edit::{convert_mention, rebind_to, record, remove_anchor, set_baseline, update_lines};
+use knit_anchors::{Now, Session, State, Target};
+use tower_lsp_server::ls_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse, Diagnostic, NumberOrString,
+};
+
+pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionResponse> {
+    let uri = &p.text_document.uri;
+    let loc = snap.file(uri)?;
+    if loc.kind != FileKind::Markdown {
+        return None;
+    }
+    let report = snap.doc_report(&loc);
+    let text = &loc.text.text;
+    let ix = &loc.text.index;
+    let base = report.base();
+    let lo = ix.offset(text, p.range.start, snap.encoding);
+    let hi = ix.offset(text, p.range.end, snap.encoding).max(lo);
+    let src = strip_bom(text);
+    let mut session = loc.folder.session();
+    let mut out: Vec<CodeAction> = Vec::new();
+    let touches = |span: &std::ops::Range<usize>| span.start + base <= hi && span.end + base >= lo;
+    let diags_for = |id: &str| -> Vec<Diagnostic> {
+        p.context
+            .diagnostics
+            .iter()
+            .filter(|d| d.data.as_ref().and_then(|v| v.get("anchorId")).and_then(|v| v.as_str()) == Some(id))
+            .cloned()
+            .collect()
+    };
+    let mut action = |title: String, kind: CodeActionKind, preferred: bool, edits: &[knit_anchors::TextEdit], diags: Vec<Diagnostic>| {
+        if edits.is_empty() {
+            return;
+        }
+        let edit = workspace_edit(snap, uri, loc.version, lsp_edits(snap, &report, edits));
+        out.push(CodeAction {
+            title,
+            kind: Some(kind),
+            diagnostics: (!diags.is_empty()).then_some(diags),
+            edit: Some(edit),
+            is_preferred: preferred.then_some(true),
+            ..Default::default()
+        });
+    };
+    let unrecorded = report.anchors.iter().filter(|a| a.verdict.state == State::Unrecorded).count();
+    for a in report.anchors.iter().filter(|a| touches(&a.anchor.link.span)) {
+        let diags = diags_for(&a.anchor.id);
+        anchor_actions(&mut session, a, src, unrecorded, &diags, &mut action, &report.rel);
+    }
+    for m in report.mentions.iter().filter(|m| touches(&m.mention.span)) {
+        if let Some(e) = convert_mention(&mut session, &report.rel, src, &m.mention) {
+            let diags: Vec<Diagnostic> = p
+                .context
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == Some(NumberOrString::String("mention".into())) && d.range.start.line == m.mention.line - 1)
+                .cloned()
+                .collect();
+            action(format!("Convert `{}` to an anchor ({})", m.report.text, m.report.suggestion), CodeActionKind::QUICKFIX, true, &[e], diags);
+        }
+    }
+    if let Some(only) = &p.context.only {
+        out.retain(|a| a.kind.as_ref().is_some_and(|k| only.iter().any(|o| k.as_str().starts_with(o.as_str()))));
+    }
+    Some(out.into_iter().map(CodeActionOrCommand::CodeAction).collect())
+}
+
+type Emit<'a> = dyn FnMut(String, CodeActionKind, bool, &[knit_anchors::TextEdit], Vec<Diagnostic>) + 'a;
+
+fn anchor_actions(session: &mut Session, a: &AnchorResult, src: &str, unrecorded: usize, diags: &[Diagnostic], emit: &mut Emit, doc: &str) {
+    let v = &a.verdict;
+    let name = a.anchor.link.dest_raw.as_str();
+    match v.state {
+        State::Unrecorded => {
+            if let Ok((b, _)) = session.baseline_now(&a.anchor) {
+                emit(format!("Record baseline of `{name}`"), CodeActionKind::QUICKFIX, true, &[set_baseline(&a.anchor, &b)], diags.to_vec());
+            }
+            if unrecorded > 1 {
+                let (edits, _) = record(session, doc, src, false);
+                emit(format!("Record baselines of all {unrecorded} unrecorded anchors in this file"), CodeActionKind::QUICKFIX, false, &edits, Vec::new());
+            }
+        }
+        State::Stale => {
+            if let Ok((b, _)) = session.baseline_now(&a.anchor) {
+                emit(format!("Confirm reviewed: `{name}` (re-record its baseline)"), CodeActionKind::QUICKFIX, true, &[set_baseline(&a.anchor, &b)], diags.to_vec());
+            }
+        }
+        State::Moved if a.anchor.is_line_range() => {
+            if let (Some(edits), Some([s, e])) = (update_lines(session, &a.anchor), v.now.as_ref().and_then(|n| n.lines)) {
+                emit(format!("Update line numbers to {s}-{e}"), CodeActionKind::QUICKFIX, true, &edits, diags.to_vec());
+            }
+        }
+        State::Moved | State::Renamed | State::MovedRenamed => {
+            if let Some(now) = &v.now {
+                if let Ok(edits) = rebind_to(session, &a.anchor, now) {
+                    let what = now.symbol.as_deref().unwrap_or(&now.path);
+                    let title = if v.changed {
+                        format!("Rebind to `{what}` in {} and confirm reviewed", now.path)
+                    } else {
+                        format!("Rebind to `{what}` in {}", now.path)
+                    };
+                    emit(title, CodeActionKind::QUICKFIX, true, &edits, diags.to_vec());
+                }
+            }
+        }
+        _ => {}
+    }
+    if matches!(v.state, State::Lost | State::Invalid) {
+        for c in &v.candidates {
+            let fragment = if c.symbol.is_empty() {
+                match &a.anchor.target {
+                    Ok(Target::Symbol { fragment, .. }) => Some(fragment.to_string()),
+                    _ => None,
+                }
+            } else {
+                Some(c.symbol.clone())
+            };
+            let now = Now {
+                path: c.path.clone(),
+                symbol: (!c.symbol.is_empty()).then(|| c.symbol.clone()),
+                fragment,
+                kind: None,
+                line: c.line,
+                end_line: None,
+                lines: None,
+                signature: None,
+                column: 0,
+            };
+            if let Ok(edits) = rebind_to(session, &a.anchor, &now) {
+                let title = if c.symbol.is_empty() {
+                    format!("Rebind to {}", c.path)
+                } else {
+                    format!("Rebind to `{}` in {}:{}", c.symbol, c.path, c.line)
+                };
+                emit(title, CodeActionKind::QUICKFIX, false, &edits, diags.to_vec());
+            }
+        }
+    }
+    let (kind, attach) = if v.state == State::Fresh {
+        (CodeActionKind::REFACTOR_REWRITE, Vec::new())
+    } else {
+        (CodeActionKind::QUICKFIX, diags.to_vec())
+    };
+    emit(format!("Remove anchor `{name}` (keep the text)"), kind, false, &remove_anchor(&a.anchor, src), attach);
+}

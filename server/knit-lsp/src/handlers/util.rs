@@ -1,0 +1,95 @@
+//! Helpers shared by handlers: finding the anchor under the cursor, converting the
+//! core's byte-range edits into a `WorkspaceEdit`, and code locations.
+
+use crate::analysis::DocReport;
+use crate::diagnostics::CodeLines;
+use crate::document::FileKind;
+use crate::snapshot::{FolderSnap, Located, Snapshot};
+use knit_anchors::Now;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tower_lsp_server::ls_types::{
+    DocumentChanges, Location, OneOf, OptionalVersionedTextDocumentIdentifier, Position, TextDocumentEdit, TextEdit, Uri,
+    WorkspaceEdit,
+};
+
+/// A Markdown file under a request, with its report and the byte offset of `pos`.
+pub struct DocAt<'s> {
+    pub loc: Located<'s>,
+    pub report: Arc<DocReport>,
+    pub offset: usize,
+}
+
+pub fn doc_at<'s>(snap: &'s Snapshot, uri: &Uri, pos: Position) -> Option<DocAt<'s>> {
+    let loc = snap.file(uri)?;
+    if loc.kind != FileKind::Markdown {
+        return None;
+    }
+    let offset = loc.text.index.offset(&loc.text.text, pos, snap.encoding);
+    let report = snap.doc_report(&loc);
+    Some(DocAt { loc, report, offset })
+}
+
+/// Core edits (byte ranges of the BOM-less doc) → LSP edits of the buffer.
+pub fn lsp_edits(snap: &Snapshot, report: &DocReport, edits: &[knit_anchors::TextEdit]) -> Vec<TextEdit> {
+    let base = report.base();
+    let text = &report.text.text;
+    edits
+        .iter()
+        .map(|e| TextEdit {
+            range: report.text.index.range(text, e.range.start + base..e.range.end + base, snap.encoding),
+            new_text: e.new_text.clone(),
+        })
+        .collect()
+}
+
+/// A workspace edit of one document, versioned when the client supports it (so an edit
+/// computed for an older text is refused rather than misapplied).
+pub fn workspace_edit(snap: &Snapshot, uri: &Uri, version: Option<i32>, edits: Vec<TextEdit>) -> WorkspaceEdit {
+    if snap.caps.document_changes {
+        WorkspaceEdit {
+            document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {
+                text_document: OptionalVersionedTextDocumentIdentifier { uri: uri.clone(), version },
+                edits: edits.into_iter().map(OneOf::Left).collect(),
+            }])),
+            ..Default::default()
+        }
+    } else {
+        let mut changes = HashMap::new();
+        changes.insert(uri.clone(), edits);
+        WorkspaceEdit { changes: Some(changes), ..Default::default() }
+    }
+}
+
+/// The URI to use for a workspace path: the open buffer's own URI when open.
+pub fn uri_for(snap: &Snapshot, folder: &FolderSnap, fi: usize, rel: &str) -> Option<Uri> {
+    snap.docs
+        .values()
+        .find(|d| d.loc.as_ref().is_some_and(|(i, r)| *i == fi && r == rel))
+        .map(|d| d.uri.clone())
+        .or_else(|| folder.folder.uri_of(rel))
+}
+
+/// Where a declaration (or line range, or doc section) is now.
+pub fn now_location(snap: &Snapshot, folder: &FolderSnap, fi: usize, now: &Now) -> Option<Location> {
+    let uri = uri_for(snap, folder, fi, &now.path)?;
+    let mut lines = CodeLines::new(&*folder.overlay, folder.folder.check.max_file_bytes);
+    Some(Location::new(uri, lines.now_range(now, snap.encoding)))
+}
+
+/// Fence language of a code file, for hovers.
+pub fn fence_lang(path: &str) -> &'static str {
+    match path.rsplit('.').next().unwrap_or("") {
+        "ts" | "mts" | "cts" => "typescript",
+        "tsx" => "tsx",
+        "js" | "mjs" | "cjs" => "javascript",
+        "jsx" => "jsx",
+        "swift" => "swift",
+        "rs" => "rust",
+        "py" => "python",
+        "go" => "go",
+        "kt" | "kts" => "kotlin",
+        "md" | "markdown" => "markdown",
+        _ => "",
+    }
+}

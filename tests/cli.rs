@@ -1,0 +1,183 @@
+//! End-to-end tests of the `knit` CLI: the real binary on real folders.
+
+use knit_e2e::{knit_bin, states, Ws};
+use std::process::Command;
+
+const RESOLVE: &str = "export class Resolver {\n  resolve(path: string): string {\n    const parts = path.split(\"/\");\n    return parts[parts.length - 1] ?? path;\n  }\n}\n";
+
+fn recorded_ws() -> Ws {
+    let ws = Ws::new();
+    ws.write("src/resolve.ts", RESOLVE);
+    ws.write("docs/guide.md", "# Guide\n\nThe [resolver](../src/resolve.ts#Resolver.resolve) splits paths.\n");
+    let out = ws.knit(&["anchors", "record"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    ws
+}
+
+#[test]
+fn example_workspace_reports_drift_with_exit_code_1() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/example");
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(knit_bin())
+        .args(["check", "--format", "json", "--root"])
+        .arg(&root)
+        .env("KNIT_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = states(&report);
+    assert!(s.contains(&("docs/architecture.md:3".into(), "stale".into())), "{s:?}");
+    assert!(s.contains(&("docs/architecture.md:6".into(), "moved-renamed".into())), "{s:?}");
+    let moved = report["anchors"].as_array().unwrap().iter().find(|a| a["state"] == "moved-renamed").unwrap();
+    assert_eq!(moved["detail"]["now"]["path"], "src/util/paths.ts");
+    assert_eq!(moved["detail"]["now"]["symbol"], "pathLanguage");
+    assert_eq!(moved["id"], "docs/architecture.md:6:1");
+    assert_eq!(moved["target"]["symbol"], "languageForPath");
+    // The documented top-level shape.
+    for key in ["complete", "budget", "anchors", "unchecked_anchor_ids", "fallback_share"] {
+        assert!(report.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(report["fallback_share"]["fallback"], 1);
+    assert!(report["budget"]["files_read"].as_u64().unwrap() >= 3);
+    assert_eq!(report["mentions"][0]["suggestion"], "../src/lang.ts#LanguageRegistry.lookup");
+}
+
+#[test]
+fn record_then_check_is_fresh_and_an_edit_makes_it_stale() {
+    let ws = recorded_ws();
+    assert!(ws.read("docs/guide.md").contains("\"knit:1"), "{}", ws.read("docs/guide.md"));
+    let (code, report) = ws.check_json(&[]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(states(&report), vec![("docs/guide.md:3".to_string(), "fresh".to_string())]);
+    // Formatter-only rewrite: still fresh.
+    ws.write("src/resolve.ts", "export class Resolver {\n    resolve(path: string): string {\n        const parts = path.split('/')\n        return parts[parts.length - 1] ?? path\n    }\n}\n");
+    assert_eq!(ws.check_json(&[]).0, 0);
+    // Behavioural edit: stale, exit 1.
+    ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 2]"));
+    let (code, report) = ws.check_json(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(report["anchors"][0]["state"], "stale");
+    // Confirm re-baselines: fresh again.
+    let out = ws.knit(&["anchors", "confirm", "docs/guide.md:3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(ws.check_json(&[]).0, 0);
+}
+
+#[test]
+fn confirm_follows_a_rename_and_rewrites_the_destination() {
+    let ws = recorded_ws();
+    ws.write("src/resolve.ts", RESOLVE.replace("resolve(", "lastSegment("));
+    let (_, report) = ws.check_json(&[]);
+    assert_eq!(report["anchors"][0]["state"], "renamed");
+    let out = ws.knit(&["anchors", "confirm", "docs/guide.md:3"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(ws.read("docs/guide.md").contains("(../src/resolve.ts#Resolver.lastSegment \"knit:"), "{}", ws.read("docs/guide.md"));
+    assert_eq!(ws.check_json(&[]).0, 0);
+}
+
+#[test]
+fn sarif_and_human_formats() {
+    let ws = recorded_ws();
+    ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 2]"));
+    let out = ws.knit(&["check", "--format", "sarif"]);
+    assert_eq!(out.status.code(), Some(1));
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "stale");
+    assert_eq!(sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 3);
+    let out = ws.knit(&["check"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("docs/guide.md:3  stale"), "{text}");
+}
+
+#[test]
+fn usage_and_configuration_errors_exit_2() {
+    let ws = Ws::new();
+    assert_eq!(ws.knit(&["check", "--format", "yaml"]).status.code(), Some(2));
+    assert_eq!(ws.knit(&["anchors", "confirm", "nope"]).status.code(), Some(2));
+    assert_eq!(ws.knit(&["check", "missing-folder"]).status.code(), Some(2));
+    ws.write("knit.toml", "[check]\nmax_filez = 1\n");
+    let out = ws.knit(&["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("max_filez"));
+}
+
+#[test]
+fn budget_exhaustion_is_incomplete_and_never_lost() {
+    let ws = recorded_ws();
+    // The declaration moves away, and the budget allows a single read.
+    ws.write("src/other.ts", RESOLVE);
+    ws.write("src/resolve.ts", "export const unrelated = 1;\n");
+    ws.write("knit.toml", "[check]\nmax_files = 1\n");
+    let (code, report) = ws.check_json(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(report["complete"], false);
+    assert_eq!(report["budget"]["limit"], "files");
+    assert_eq!(report["anchors"][0]["state"], "unchecked");
+    assert_eq!(report["unchecked_anchor_ids"][0], "docs/guide.md:3:1");
+    // With the default budget the move is found.
+    ws.write("knit.toml", "");
+    let (_, report) = ws.check_json(&[]);
+    assert_eq!(report["anchors"][0]["state"], "moved");
+    assert_eq!(report["anchors"][0]["detail"]["now"]["path"], "src/other.ts");
+}
+
+#[test]
+fn bad_input_gets_clear_states_never_a_crash() {
+    let ws = Ws::new();
+    ws.write("src/bin.ts", [0u8, 159, 146, 150, 0]);
+    ws.write("src/latin1.ts", [0x63, 0x6f, 0x6e, 0x73, 0x74, 0x20, 0xe9, 0x3d, 0x31]);
+    ws.write("src/huge.ts", "x".repeat(1_100_000));
+    ws.write(
+        "docs/bad.md",
+        "[a](../src/bin.ts#f) [b](../src/latin1.ts#f) [c](../src/huge.ts#f) [d](../../outside.ts#f) [e](../src/missing.ts#f)\n\n[[[[ ]]]] ((( [x](<unclosed \n```\nfence never closed [y](../src/missing.ts#g)\n",
+    );
+    let (code, report) = ws.check_json(&[]);
+    assert_eq!(code, 1);
+    let reasons: Vec<&str> = report["anchors"].as_array().unwrap().iter().map(|a| a["detail"]["reason"].as_str().unwrap()).collect();
+    assert_eq!(reasons, vec!["unreadable", "unreadable", "unreadable", "outside_workspace", "unknown_file"], "{report}");
+    assert!(report["anchors"].as_array().unwrap().iter().all(|a| a["state"] == "invalid"));
+    // A "Markdown" file holding NUL bytes is skipped with a reason, and says so.
+    ws.write("docs/binary.md", [b'#', 0, b'x']);
+    let (code, report) = ws.check_json(&[]);
+    assert_eq!(code, 1);
+    assert_eq!(report["skipped_docs"][0], serde_json::json!(["docs/binary.md", "binary file"]));
+}
+
+#[test]
+fn record_keeps_bom_crlf_and_other_title_words() {
+    let ws = Ws::new();
+    ws.write("src/resolve.ts", RESOLVE);
+    ws.write("docs/guide.md", "\u{feff}# Guide\r\n\r\nThe [resolver](../src/resolve.ts#Resolver.resolve \"Reviewed by Ana\").\r\n");
+    assert_eq!(ws.knit(&["anchors", "record"]).status.code(), Some(0));
+    let text = ws.read("docs/guide.md");
+    assert!(text.starts_with('\u{feff}'));
+    assert!(text.contains("\"Reviewed by Ana knit:1"), "{text}");
+    assert!(text.ends_with(").\r\n"), "{text:?}");
+    assert_eq!(ws.check_json(&[]).0, 0);
+}
+
+#[test]
+fn changed_limits_the_check_to_targets_git_reports() {
+    let ws = recorded_ws();
+    ws.write("src/untouched.ts", "export function keep(): number { return 1 + 2 + 3 + 4; }\n");
+    ws.write("docs/keep.md", "[keep](../src/untouched.ts#keep)\n");
+    assert_eq!(ws.knit(&["anchors", "record"]).status.code(), Some(0));
+    let git = |args: &[&str]| {
+        let ok = Command::new("git").args(args).current_dir(ws.path()).env("GIT_AUTHOR_NAME", "t").env("GIT_AUTHOR_EMAIL", "t@t").env("GIT_COMMITTER_NAME", "t").env("GIT_COMMITTER_EMAIL", "t@t").output().unwrap();
+        assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "init"]);
+    let (code, report) = ws.check_json(&["--changed"]);
+    assert_eq!(code, 0);
+    assert_eq!(report["anchors"].as_array().unwrap().len(), 0);
+    ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 2]"));
+    let (code, report) = ws.check_json(&["--changed"]);
+    assert_eq!(code, 1);
+    assert_eq!(states(&report), vec![("docs/guide.md:3".to_string(), "stale".to_string())]);
+    assert_eq!(ws.check_json(&["--changed", "HEAD"]).1["anchors"].as_array().unwrap().len(), 1);
+    assert_eq!(ws.knit(&["check", "--changed", "no-such-rev"]).status.code(), Some(2));
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every test of the project: the Rust workspace (unit, conformance, LSP, MCP,
+# context evaluation), knit checking its own docs, formatter invariance on real
+# TypeScript, and the editor clients. Installs what the tests need when run as root on
+# a fresh Debian machine (CI does exactly this through .ci/run).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+passed=0
+failed=0
+step() {
+  local name="$1"; shift
+  echo "==> $name"
+  if "$@"; then passed=$((passed + 1)); echo "==> $name: ok"; else failed=$((failed + 1)); echo "==> $name: FAILED"; fi
+}
+
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  need=()
+  command -v nvim >/dev/null || need+=(neovim)
+  command -v git >/dev/null || need+=(git)
+  if [ ${#need[@]} -gt 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+fi
+
+export KNIT_CACHE_DIR="${KNIT_CACHE_DIR:-$(mktemp -d)}"
+export KNIT_STATE_DIR="${KNIT_STATE_DIR:-$(mktemp -d)}"
+
+step "cargo build" cargo build --workspace --bins --quiet
+step "cargo test" cargo test --workspace --quiet
+step "knit checks its own docs" ./target/debug/knit check --root "$ROOT"
+if [ -f tests/formatter/run.sh ]; then
+  step "formatter invariance (prettier on real TypeScript)" bash tests/formatter/run.sh "$ROOT/target/debug/knit"
+fi
+if [ -f editors/test.sh ]; then
+  step "editor clients" bash editors/test.sh "$ROOT/target/debug/knit"
+fi
+echo "suites: $passed passed, $failed failed"
+[ "$failed" = 0 ]

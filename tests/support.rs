@@ -1,0 +1,82 @@
+//! Helpers for the end-to-end tests: locate the built `knit` binary, make throwaway
+//! workspaces, run commands.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The `knit` binary cargo built next to this test executable (`target/<profile>/knit`).
+pub fn knit_bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("KNIT_BIN") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/cli-xxxx → target/<profile>/knit
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    let bin = dir.join(if cfg!(windows) { "knit.exe" } else { "knit" });
+    assert!(bin.exists(), "{} not built: run `cargo build -p knit-cli` (cargo test --workspace builds it)", bin.display());
+    bin
+}
+
+/// A temporary workspace (with a `knit.toml`, so it is its own root).
+pub struct Ws {
+    pub dir: tempfile::TempDir,
+    cache: tempfile::TempDir,
+}
+
+impl Ws {
+    pub fn new() -> Ws {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("knit.toml"), "").unwrap();
+        Ws { dir, cache: tempfile::tempdir().unwrap() }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let p = self.dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(rel)).unwrap()
+    }
+
+    pub fn knit(&self, args: &[&str]) -> Output {
+        Command::new(knit_bin())
+            .args(args)
+            .current_dir(self.dir.path())
+            .env("KNIT_CACHE_DIR", self.cache.path())
+            .env("KNIT_STATE_DIR", self.cache.path())
+            .output()
+            .expect("run knit")
+    }
+
+    /// `knit check --format json` parsed, with the exit code.
+    pub fn check_json(&self, extra: &[&str]) -> (i32, serde_json::Value) {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend_from_slice(extra);
+        let out = self.knit(&args);
+        let json = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+        (out.status.code().unwrap_or(-1), json)
+    }
+}
+
+impl Default for Ws {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The states of a check report by `doc:line`.
+pub fn states(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["anchors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (format!("{}:{}", a["doc"].as_str().unwrap(), a["line"]), a["state"].as_str().unwrap().to_string()))
+        .collect()
+}
