@@ -70,20 +70,21 @@ fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
 field() { node -e 'const o=JSON.parse(process.argv[1]); console.log(o[process.argv[2]])' "$1" "$2"; }
 
 echo "== knit anchors record"
-"$KNIT" anchors record --root "$WS" >"$TMP/out/record.txt" 2>&1 || { echo "knit anchors record failed:"; cat "$TMP/out/record.txt"; exit 1; }
+rc=0
+"$KNIT" anchors record --root "$WS" >"$TMP/out/record.txt" 2>&1 || rc=$?
+if (( rc > 1 )); then echo "knit anchors record failed ($rc):"; cat "$TMP/out/record.txt"; exit 1; fi
+if (( rc == 1 )); then echo "   record reported anchors it could not record:"; head -n 20 "$TMP/out/record.txt" | sed 's/^/   /'; fi
 
+# Baseline (not a test of its own): anchors not fresh right after recording are ones knit
+# cannot check on this code at all (e.g. a file its grammar does not parse); they are listed
+# and left out of the formatter runs, which judge only anchors that were fresh here.
 BASE="$TMP/out/baseline.json"
-if run_check "$BASE"; then
-  r="$(node "$HERE/analyze.js" "$BASE" "$TMP/anchors.json")"
-  nf="$(field "$r" notFresh)"; rep="$(field "$r" reported)"
-  if [[ "$nf" == 0 && "$rep" == "$N_ANCHORS" ]]; then
-    pass "baseline: $rep/$N_ANCHORS anchors fresh right after record"
-  else
-    fail "baseline: $nf of $rep reported anchors not fresh right after record ($N_ANCHORS written); later runs only judge anchors fresh here"
-  fi
-else
-  fail "baseline: knit check failed"; echo '{"anchors":[]}' >"$BASE"
-fi
+run_check "$BASE" || { echo "FAIL knit check failed right after record"; echo "0 passed, 1 failed"; exit 1; }
+r="$(node "$HERE/analyze.js" "$BASE" "$TMP/anchors.json")"
+nf="$(field "$r" notFresh)"; rep="$(field "$r" reported)"
+echo "   baseline: $((rep - nf)) of $N_ANCHORS anchors fresh right after record ($nf not fresh, $((N_ANCHORS - rep)) not reported)"
+if (( rep - nf == 0 )); then echo "FAIL no anchor is fresh after record"; echo "0 passed, 1 failed"; exit 1; fi
+LAST="$BASE"
 
 OPTION_SETS=(
   ""
@@ -101,6 +102,7 @@ for opts in "${OPTION_SETS[@]}"; do
   fi
   out="$TMP/out/check$i.json"
   if ! run_check "$out"; then fail "$label: knit check failed"; continue; fi
+  LAST="$out" # the state just before the control edit
   r="$(node "$HERE/analyze.js" "$out" "$TMP/anchors.json" --only-fresh-in "$BASE")"
   nf="$(field "$r" notFresh)"; considered="$(field "$r" considered)"
   if [[ "$nf" == 0 && "$considered" -gt 0 ]]; then
@@ -117,7 +119,7 @@ target="$(node -e '
     .filter((x) => x.state === "fresh").map((x) => x.doc + ":" + x.line));
   const a = JSON.parse(fs.readFileSync(process.argv[1]))
     .find((x) => x.kind === "function" && fresh.has(x.doc + ":" + x.line));
-  if (a) console.log([a.doc + ":" + a.line, a.path, a.fragment].join("\t"));' "$TMP/anchors.json" "$BASE")"
+  if (a) console.log([a.doc + ":" + a.line, a.path, a.fragment].join("\t"));' "$TMP/anchors.json" "$LAST")"
 if [[ -z "$target" ]]; then
   fail "control: no top-level function anchor to edit"
 else
@@ -125,11 +127,13 @@ else
   node "$HERE/control-edit.js" "$TOOLS" "$WS/$cpath" "$cname"
   out="$TMP/out/control.json"
   if run_check "$out"; then
-    r="$(node "$HERE/analyze.js" "$out" "$TMP/anchors.json" --only-fresh-in "$BASE" --expect-stale "$where")"
+    # judged against the last clean run: the edited anchor must be stale, and no anchor that
+    # was fresh before the edit may change state because of it
+    r="$(node "$HERE/analyze.js" "$out" "$TMP/anchors.json" --only-fresh-in "$LAST" --expect-stale "$where")"
     if [[ "$(field "$r" staleOk)" == true && "$(field "$r" notFresh)" == 0 ]]; then
-      pass "control: $cpath#$cname is stale after the edit, every other anchor still fresh"
+      pass "control: $cpath#$cname is stale after a behavioural edit; the other $(field "$r" considered) anchors unaffected"
     else
-      fail "control: expected only $cpath#$cname ($where) stale: $r"
+      fail "control: expected only $cpath#$cname ($where) to go stale: $r"
     fi
   else
     fail "control: knit check failed"

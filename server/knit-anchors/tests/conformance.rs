@@ -4,7 +4,7 @@
 //! `KNIT_CASE=substring` runs only matching cases.
 
 use knit_anchors::edit::{apply_edits, record};
-use knit_anchors::{check, CheckConfig, CheckOptions, DeclCache, MemTree, Session, SourceTree};
+use knit_anchors::{check, CheckConfig, CheckOptions, DeclCache, MemTree, Session};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 

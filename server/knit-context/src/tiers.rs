@@ -252,10 +252,7 @@ pub fn assemble(hits: &[Hit], graph: &RelationGraph, focused: Option<&str>, allo
         if placed.contains(&hit.path) {
             continue;
         }
-        let mut reasons = hit_reasons(hit);
-        if let Some((_, relation_reasons, _)) = neighbour_queue.iter().find(|(p, _, _)| *p == hit.path) {
-            reasons.extend(relation_reasons.iter().cloned());
-        }
+        let reasons = hit_reasons(hit);
         placements.push(Placement { path: hit.path.clone(), tier: Tier::Related, provenance: Provenance::Retrieval, reasons, hit_rank: Some(rank) });
         placed.insert(hit.path.clone());
     }
@@ -280,6 +277,17 @@ pub fn assemble(hits: &[Hit], graph: &RelationGraph, focused: Option<&str>, allo
         }
         placements.push(Placement { path: hit.path.clone(), tier: Tier::More, provenance: Provenance::Retrieval, reasons: hit_reasons(hit), hit_rank: Some(rank) });
         placed.insert(hit.path.clone());
+    }
+
+    // items placed on retrieval merit also show their relations to the primary / focus
+    for placement in placements.iter_mut() {
+        if let Some((_, relation_reasons, _)) = neighbour_queue.iter().find(|(p, _, _)| *p == placement.path) {
+            for reason in relation_reasons {
+                if !placement.reasons.contains(reason) {
+                    placement.reasons.push(reason.clone());
+                }
+            }
+        }
     }
 
     let unplaced_hits = hits.iter().filter(|h| !placed.contains(&h.path)).count();

@@ -6,7 +6,8 @@
 use knit_anchors::{CheckConfig, DeclCache};
 use knit_workspace::{cache_dir_for, Config, DiskDeclStore, DiskTree};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use knit_context::ContextEngine;
+use std::sync::{Arc, Mutex};
 use tower_lsp_server::ls_types::Uri;
 
 pub struct Folder {
@@ -22,6 +23,15 @@ pub struct Folder {
     pub exclude: Vec<String>,
     /// `knit.toml` did not load (the defaults are used; the message is shown once).
     pub config_error: Option<String>,
+    /// The context engine of this folder, opened on first use (it builds an index).
+    pub context: Arc<ContextSlot>,
+}
+
+/// The context engine and the read evidence that arrived before it was opened.
+#[derive(Default)]
+pub struct ContextSlot {
+    pub engine: Mutex<Option<ContextEngine>>,
+    pub pending_reads: Mutex<Vec<(String, Arc<str>)>>,
 }
 
 impl Folder {
@@ -43,6 +53,7 @@ impl Folder {
             check: config.check_config(),
             exclude: config.check.exclude.clone(),
             config_error,
+            context: Arc::new(ContextSlot::default()),
         }
     }
 
@@ -61,6 +72,7 @@ impl Folder {
             check: config.check_config(),
             exclude: config.check.exclude.clone(),
             config_error,
+            context: self.context.clone(),
         }
     }
 

@@ -144,8 +144,6 @@ pub struct World {
     code_published: HashSet<Uri>,
     last_counts: Option<Counts>,
     waiters: Vec<(u64, oneshot::Sender<Counts>)>,
-    /// Read evidence waiting for the context engine to open.
-    pub context_reads: Vec<(usize, String, Arc<str>)>,
 }
 
 impl World {
@@ -168,7 +166,6 @@ impl World {
             code_published: HashSet::new(),
             last_counts: None,
             waiters: Vec::new(),
-            context_reads: Vec::new(),
         }
     }
 
@@ -314,11 +311,6 @@ impl World {
             Some(e) => e.doc.replace(version, &text),
             None => {
                 self.docs.insert(uri.clone(), Entry { doc: Document::new(version, kind, &text), loc: loc.clone() });
-            }
-        }
-        if let Some((fi, rel)) = &loc {
-            if self.context_reads.len() < 512 {
-                self.context_reads.push((*fi, rel.clone(), Arc::from(text.as_str())));
             }
         }
         self.touch(&uri);

@@ -27,34 +27,49 @@ pub(crate) trait TokenRules {
     fn rule(&self, node: Node, src: &str) -> NodeRule;
 }
 
-/// Feeds the normalised tokens of `nodes` (in order) to a fingerprint. The walk uses an
-/// explicit stack: pathological nesting must not overflow the thread's stack.
-pub(crate) fn fingerprint_nodes(
-    domain: &str,
-    nodes: &[Node],
-    src: &str,
-    rules: &dyn TokenRules,
-    skip: Option<std::ops::Range<usize>>,
-) -> (Fingerprint, u32) {
-    let mut sink = TokenSink::new(domain);
-    for node in nodes {
-        walk(*node, src, rules, &mut sink, skip.clone());
-    }
-    sink.finish()
+/// One normalised token: a slice of the source, or an owned replacement (a string
+/// literal by value, a normalised number), with the span of the node that produced it.
+pub(crate) struct Tok {
+    pub start: u32,
+    pub end: u32,
+    owned: Option<Box<str>>,
+    verbatim: bool,
 }
 
-fn walk(root: Node, src: &str, rules: &dyn TokenRules, sink: &mut TokenSink, skip: Option<std::ops::Range<usize>>) {
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if let Some(r) = &skip {
-            // The name of the declaration is excluded from name-independent prints.
-            if node.start_byte() >= r.start && node.end_byte() <= r.end && node.end_byte() > node.start_byte() {
-                continue;
+/// Leaves whose text is string content (whitespace significant) in the grammars knit
+/// ships: `string_fragment`, Swift's `line_str_text`, `multi_line_str_text`, …
+fn is_string_content(kind: &str) -> bool {
+    kind.contains("str") || kind.contains("fragment") || kind.ends_with("_content")
+}
+
+impl Tok {
+    fn text<'s>(&'s self, src: &'s str) -> &'s str {
+        match &self.owned {
+            Some(t) => t,
+            None => {
+                let raw = src.get(self.start as usize..self.end as usize).unwrap_or("");
+                // Whitespace inside string content is the program's data, not layout.
+                if self.verbatim {
+                    raw
+                } else {
+                    raw.trim()
+                }
             }
         }
+    }
+}
+
+/// The normalised tokens of `root`, in order. The walk uses an explicit stack:
+/// pathological nesting must not overflow the thread's stack.
+pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules) -> Vec<Tok> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
         match rules.rule(node, src) {
             NodeRule::Skip => {}
-            NodeRule::Emit(tok) => sink.push(&tok),
+            NodeRule::Emit(tok) => {
+                out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: Some(tok.into()), verbatim: true })
+            }
             NodeRule::DropDelimiters => {
                 // `Node::child(i)` walks siblings from the start; a cursor is linear.
                 let kids: Vec<Node> = node.children(&mut node.walk()).collect();
@@ -67,10 +82,10 @@ fn walk(root: Node, src: &str, rules: &dyn TokenRules, sink: &mut TokenSink, ski
                     if node.is_missing() {
                         continue;
                     }
-                    let text = src.get(node.byte_range()).unwrap_or("");
-                    let text = text.trim();
-                    if !text.is_empty() {
-                        sink.push(text);
+                    let raw = src.get(node.byte_range()).unwrap_or("");
+                    let verbatim = is_string_content(node.kind());
+                    if !raw.trim().is_empty() || (verbatim && !raw.is_empty()) {
+                        out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: None, verbatim });
                     }
                 } else {
                     let kids: Vec<Node> = node.children(&mut node.walk()).collect();
@@ -79,6 +94,59 @@ fn walk(root: Node, src: &str, rules: &dyn TokenRules, sink: &mut TokenSink, ski
             }
         }
     }
+    out
+}
+
+/// Token streams of a file, walked once per outermost declaration: nested
+/// declarations and bodies take their tokens as sub-slices (by byte span) instead of
+/// walking their subtree again. Emitted tokens depend only on a node's subtree and its
+/// real parents, so a slice equals a fresh walk of the sub-node.
+#[derive(Default)]
+pub(crate) struct TokenStreams {
+    streams: Vec<(u32, u32, Vec<Tok>)>,
+}
+
+impl TokenStreams {
+    /// Tokens of `node`, from a covering stream or a new walk.
+    pub(crate) fn of<'s>(&'s mut self, node: Node, src: &str, rules: &dyn TokenRules) -> &'s [Tok] {
+        let (s, e) = (node.start_byte() as u32, node.end_byte() as u32);
+        let idx = match self.streams.iter().position(|(a, b, _)| *a <= s && e <= *b) {
+            Some(i) => i,
+            None => {
+                self.streams.push((s, e, collect_tokens(node, src, rules)));
+                self.streams.len() - 1
+            }
+        };
+        let toks = &self.streams[idx].2;
+        let lo = toks.partition_point(|t| t.start < s);
+        let hi = toks.partition_point(|t| t.start < e);
+        let slice = &toks[lo..hi];
+        let end = slice.iter().rposition(|t| t.end <= e).map_or(0, |p| p + 1);
+        &slice[..end]
+    }
+}
+
+/// Fingerprint of the tokens of `nodes` (in order), tokens inside `skip` excluded.
+pub(crate) fn fingerprint_nodes(
+    domain: &str,
+    nodes: &[Node],
+    src: &str,
+    rules: &dyn TokenRules,
+    skip: Option<std::ops::Range<usize>>,
+    streams: &mut TokenStreams,
+) -> (Fingerprint, u32) {
+    let mut sink = TokenSink::new(domain);
+    for node in nodes {
+        for t in streams.of(*node, src, rules) {
+            if let Some(r) = &skip {
+                if t.start as usize >= r.start && t.end as usize <= r.end && t.end > t.start {
+                    continue;
+                }
+            }
+            sink.push(t.text(src));
+        }
+    }
+    sink.finish()
 }
 
 /// Holds back a comma until the next token shows it is not a trailing one.

@@ -8,7 +8,7 @@ mod swift;
 mod typescript;
 
 use crate::decl::{BodyPrint, Declaration, FileSyntax, IdentityKind, Import};
-use crate::tokens::{collapse_ws, fingerprint_nodes, TokenRules};
+use crate::tokens::{collapse_ws, fingerprint_nodes, TokenRules, TokenStreams};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -146,11 +146,12 @@ pub(crate) struct Extract<'s> {
     pub src: &'s str,
     rules: &'s dyn TokenRules,
     out: Vec<Declaration>,
+    streams: TokenStreams,
 }
 
 impl<'s> Extract<'s> {
     fn new(src: &'s str, rules: &'s dyn TokenRules) -> Self {
-        Extract { src, rules, out: Vec::new() }
+        Extract { src, rules, out: Vec::new(), streams: TokenStreams::default() }
     }
 
     pub fn text(&self, node: Node) -> &'s str {
@@ -172,11 +173,11 @@ impl<'s> Extract<'s> {
         let end_byte = d.nodes.iter().map(|n| n.end_byte()).max().unwrap_or(last.end_byte());
         let start_row = d.nodes.iter().map(|n| n.start_position().row).min().unwrap_or(0);
         let end_row = d.nodes.iter().map(|n| n.end_position().row).max().unwrap_or(0);
-        let (fingerprint, _) = fingerprint_nodes("decl", &d.nodes, self.src, self.rules, None);
+        let (fingerprint, _) = fingerprint_nodes("decl", &d.nodes, self.src, self.rules, None, &mut self.streams);
         let body = d.body.map(|b| {
             let domain = format!("body:{:?}", d.identity);
             let skip = d.name_node.map(|n| n.byte_range());
-            let (fp, count) = fingerprint_nodes(&domain, &[b], self.src, self.rules, skip);
+            let (fp, count) = fingerprint_nodes(&domain, &[b], self.src, self.rules, skip, &mut self.streams);
             BodyPrint { fingerprint: fp, tokens: count }
         });
         let has_error = d.nodes.iter().any(|n| n.has_error());

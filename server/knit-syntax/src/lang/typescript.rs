@@ -391,6 +391,11 @@ impl TokenRules for EcmaRules {
         }
         match kind {
             ";" => NodeRule::Skip,
+            // prettier adds or drops the leading `|` / `&` of a multi-line union or
+            // intersection type.
+            "|" | "&" if node.prev_sibling().is_none() && node.parent().is_some_and(|p| matches!(p.kind(), "union_type" | "intersection_type")) => {
+                NodeRule::Skip
+            }
             "string" => {
                 let raw = src.get(node.byte_range()).unwrap_or("");
                 let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");

@@ -1,0 +1,243 @@
+//! Engine behaviour end to end on small temp workspaces: persistence, lifecycle, epochs,
+//! recovery from a corrupt index, noise and unreadable files, relations and the wire shape.
+
+mod common;
+
+use common::*;
+use knit_context::{AnchorCounts, AnchorFacts, ContextEngine, EngineOptions, ImportRef, Lifecycle, OpenBuffer, PackParams, QueryParam, TaskInput};
+
+fn small_project(ws: &Workspace) {
+    ws.write("docs/resolver.md", "# Anchor resolver\n\nHow the resolver walks the ladder.\n\nThe [resolver](../src/resolver.ts#AnchorResolver.resolve) tries stages in order.\nSee also [the guide](guide.md).\n");
+    ws.write("docs/guide.md", "# Guide\n\nInstalling and configuring the tool.\n\nRun the installer, then open settings.\n");
+    ws.write("src/resolver.ts", "import { hash } from './fingerprint'\n\n// Resolves anchors through the ladder of stages.\nexport class AnchorResolver {\n  resolve() { return hash('ladder') }\n}\n");
+    ws.write("src/fingerprint.ts", "// Token fingerprints with blake3.\nexport function hash(s: string) { return s }\n");
+    ws.write("src/resolver.test.ts", "import { AnchorResolver } from './resolver'\ntest('stages', () => new AnchorResolver())\n");
+    ws.write("notes/unrelated.md", "# Cooking\n\nPasta recipes.\n");
+}
+
+fn q(text: &str) -> PackParams {
+    PackParams { query: Some(QueryParam::Text(text.into())), ..Default::default() }
+}
+
+/// Test double for the syntax layer: reads `import … from './x'` lines. The real extractor
+/// (knit_syntax::imports) walks the syntax tree; the engine only sees this signature.
+fn fake_imports(_path: &str, source: &str) -> Vec<ImportRef> {
+    source
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let spec = line.strip_prefix("import ")?.rsplit_once(" from ")?.1.trim().trim_matches('\'');
+            Some(ImportRef { specifier: spec.to_string(), line: i as u32 + 1 })
+        })
+        .collect()
+}
+
+struct FakeAnchors;
+impl AnchorFacts for FakeAnchors {
+    fn anchor_counts(&self, doc: &str) -> Option<AnchorCounts> {
+        (doc == "docs/resolver.md").then_some(AnchorCounts { total: 1, stale: 1, lost: 0 })
+    }
+}
+
+#[test]
+fn primary_reasons_passages_and_anchor_relations() {
+    let ws = Workspace::new();
+    small_project(&ws);
+    let mut engine = ws.engine();
+    let result = engine.pack(&q("how does the anchor resolver ladder work"), &TaskInput::default(), &FakeAnchors).expect("pack");
+    assert_eq!(result.primary.first().map(|i| i.path.as_str()), Some("docs/resolver.md"), "{result:#?}");
+    let primary = &result.primary[0];
+    assert!(primary.reasons.iter().any(|r| r.starts_with("titleMatch: ")), "{:?}", primary.reasons);
+    assert_eq!(primary.anchors, Some(AnchorCounts { total: 1, stale: 1, lost: 0 }));
+    assert!(primary.passage.as_ref().is_some_and(|p| p.text.chars().count() <= 200 && p.start_line >= 1));
+    let code = knit_context::wire::PackResult::tier_paths(&result);
+    assert!(code.iter().any(|(_, p)| *p == "src/resolver.ts"), "{code:?}");
+    let resolver = result.supporting.iter().chain(&result.related).find(|i| i.path == "src/resolver.ts").expect("code item");
+    assert!(resolver.reasons.iter().any(|r| r == "anchors: docs/resolver.md:5 → AnchorResolver.resolve") || resolver.relations.iter().any(|r| r.symbol.as_deref() == Some("AnchorResolver.resolve")), "{resolver:?}");
+    assert!(!result.primary.iter().chain(&result.supporting).chain(&result.related).any(|i| i.path == "notes/unrelated.md"));
+}
+
+#[test]
+fn wire_shape_uses_the_contract_names() {
+    let ws = Workspace::new();
+    small_project(&ws);
+    let mut engine = ws.engine();
+    let result = engine.pack(&q("resolver ladder"), &TaskInput::default(), &FakeAnchors).expect("pack");
+    let json = serde_json::to_value(&result).expect("serialize");
+    let keys: Vec<&str> = json.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+    for key in ["task", "epoch", "stats", "pinned", "primary", "supporting", "related", "more"] {
+        assert!(keys.contains(&key), "{key} missing in {keys:?}");
+    }
+    let stats: Vec<&str> = json["stats"].as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+    let mut sorted = stats.clone();
+    sorted.sort();
+    assert_eq!(sorted, vec!["candidates", "collected", "excluded", "packed", "pinned", "relations", "truncated"]);
+    assert!(json["task"].get("openBuffers").is_some());
+    let item = &json["primary"][0];
+    for key in ["path", "kind", "role", "title", "summary", "provenance", "reasons", "relations"] {
+        assert!(item.get(key).is_some(), "item.{key} missing: {item}");
+    }
+    assert!(item["passage"].get("startLine").is_some() && item["passage"].get("endLine").is_some());
+    assert!(!json.to_string().contains("score"), "no scores on the wire");
+}
+
+#[test]
+fn pin_and_exclude_persist_across_restarts() {
+    let ws = Workspace::new();
+    small_project(&ws);
+    {
+        let mut engine = ws.engine();
+        assert!(engine.pin("notes/unrelated.md").expect("pin"));
+        assert!(engine.exclude("docs/resolver.md").expect("exclude"));
+    }
+    let mut engine = ws.engine();
+    assert_eq!(engine.pinned(), vec!["notes/unrelated.md".to_string()]);
+    let result = pack(&mut engine, &q("anchor resolver ladder"));
+    assert_eq!(result.pinned.len(), 1);
+    assert_eq!(result.pinned[0].provenance, knit_context::wire::Provenance::Manual);
+    assert!(all_items(&result).iter().all(|i| i.path != "docs/resolver.md"), "excluded items never appear");
+    assert_eq!(result.stats.excluded, 1);
+    assert_eq!(result.stats.pinned, 1);
+    assert!(engine.restore("docs/resolver.md").expect("restore"));
+    let result = pack(&mut engine, &q("anchor resolver ladder"));
+    assert!(all_items(&result).iter().any(|i| i.path == "docs/resolver.md"));
+}
+
+#[test]
+fn lifecycle_follows_reads_and_edits() {
+    let ws = Workspace::new();
+    small_project(&ws);
+    let mut engine = ws.engine();
+    let lifecycle = |engine: &mut ContextEngine| {
+        let result = pack(engine, &q("anchor resolver ladder"));
+        all_items(&result).into_iter().find(|i| i.path == "docs/resolver.md").and_then(|i| i.lifecycle)
+    };
+    assert_eq!(lifecycle(&mut engine), Some(Lifecycle::Unread));
+    engine.did_read("docs/resolver.md").expect("read");
+    assert_eq!(lifecycle(&mut engine), Some(Lifecycle::Read));
+    ws.write("docs/resolver.md", "# Anchor resolver\n\nHow the resolver walks the ladder, now with stage five.\n");
+    engine.file_changed("docs/resolver.md").expect("changed");
+    assert_eq!(lifecycle(&mut engine), Some(Lifecycle::UpdatedAfterRead));
+    engine.did_read(&ws.path().join("docs/resolver.md").to_string_lossy()).expect("absolute path read");
+    assert_eq!(lifecycle(&mut engine), Some(Lifecycle::RereadAfterUpdate));
+    drop(engine);
+    let mut engine = ws.engine();
+    assert_eq!(lifecycle(&mut engine), Some(Lifecycle::RereadAfterUpdate), "read evidence persists");
+}
+
+#[test]
+fn epochs_change_only_with_membership() {
+    let ws = Workspace::new();
+    small_project(&ws);
+    let mut engine = ws.engine();
+    let first = pack(&mut engine, &q("anchor resolver ladder"));
+    let again = pack(&mut engine, &q("anchor resolver ladder"));
+    assert_eq!(first.epoch, again.epoch);
+    assert!(again.delta.is_none());
+    let other = pack(&mut engine, &q("installing configuring guide settings"));
+    assert_eq!(other.epoch, first.epoch + 1);
+    let delta = other.delta.expect("delta");
+    assert!(delta.entered.contains(&"docs/guide.md".to_string()) || delta.changed_tier.iter().any(|c| c.path == "docs/guide.md"), "{delta:?}");
+    assert!(!delta.left.is_empty());
+}
+
+#[test]
+fn corrupt_index_is_rebuilt_not_fatal() {
+    let ws = Workspace::new();
+    small_project(&ws);
+    let index_dir = {
+        let mut engine = ws.engine();
+        pack(&mut engine, &q("resolver"));
+        engine.index_dir().to_path_buf()
+    };
+    let mut damaged = 0;
+    for entry in std::fs::read_dir(&index_dir).expect("index dir").flatten() {
+        let path = entry.path();
+        if path.is_file() {
+            std::fs::write(&path, b"\x00garbage\xff not an index").expect("damage");
+            damaged += 1;
+        }
+    }
+    assert!(damaged > 2);
+    let mut engine = ws.engine();
+    assert!(engine.index_stats().rebuilt);
+    let result = pack(&mut engine, &q("anchor resolver ladder"));
+    assert_eq!(result.primary.first().map(|i| i.path.as_str()), Some("docs/resolver.md"));
+}
+
+#[test]
+fn noise_binary_huge_and_non_utf8_files_are_never_candidates() {
+    let ws = Workspace::new();
+    ws.write("docs/real.md", "# Zebra notes\n\nzebra stripes explained.\n");
+    for noise in ["node_modules/zebra/index.js", "dist/zebra.js", "build/zebra.js", "coverage/zebra.js", "out/zebra.js", "app.min.js", "zebra.js.map", "package-lock.json", "styles.min.css", "Cargo.lock", "target/zebra.rs"] {
+        ws.write(noise, "zebra zebra zebra stripes");
+    }
+    ws.write(".gitignore", "ignored/\n");
+    ws.write("ignored/zebra.md", "# zebra\n\nzebra");
+    let mut binary = b"zebra".to_vec();
+    binary.extend([0u8; 64]);
+    ws.write("src/zebra.ts", binary);
+    ws.write("src/latin1.ts", b"// zebra \xe9\xff\n".to_vec());
+    ws.write("src/huge.ts", format!("// zebra\n{}", "x".repeat(1024 * 1024 + 10)));
+    let mut engine = ws.engine();
+    let result = pack(&mut engine, &PackParams { query: Some(QueryParam::Text("zebra stripes".into())), limit: Some(100), ..Default::default() });
+    let paths: Vec<&str> = all_items(&result).iter().map(|i| i.path.as_str()).collect::<Vec<_>>();
+    assert_eq!(paths, vec!["docs/real.md"], "{paths:?}");
+    let stats = engine.index_stats();
+    assert_eq!((stats.skipped_binary, stats.skipped_non_utf8, stats.skipped_huge), (1, 1, 1), "{stats:?}");
+}
+
+#[test]
+fn incremental_updates_follow_changes_and_removals() {
+    let ws = Workspace::new();
+    small_project(&ws);
+    let mut engine = ContextEngine::open(ws.path(), EngineOptions { rescan_interval: None, ..ws.options() }).expect("open");
+    assert!(pack(&mut engine, &q("quokka")).primary.is_empty());
+    ws.write("docs/quokka.md", "# Quokka\n\nThe quokka module.\n");
+    engine.file_changed("docs/quokka.md").expect("changed");
+    assert_eq!(pack(&mut engine, &q("quokka")).primary.first().map(|i| i.path.clone()), Some("docs/quokka.md".into()));
+    std::fs::remove_file(ws.path().join("docs/quokka.md")).expect("rm");
+    engine.file_removed("docs/quokka.md").expect("removed");
+    let after = pack(&mut engine, &q("quokka"));
+    assert!(all_items(&after).iter().all(|i| i.path != "docs/quokka.md"));
+    assert!(after.degraded.is_some(), "the term is gone from the workspace");
+    // a fresh process sees the same committed index without re-reading unchanged files
+    drop(engine);
+    let mut engine = ws.engine();
+    let report = engine.refresh().expect("refresh");
+    assert_eq!((report.updated, report.removed), (0, 0), "{report:?}");
+}
+
+#[test]
+fn open_buffers_are_the_task_and_bring_their_relations() {
+    let ws = Workspace::new();
+    small_project(&ws);
+    let options = EngineOptions { import_extractor: Some(fake_imports), ..ws.options() };
+    let mut engine = ContextEngine::open(ws.path(), options).expect("open");
+    let text = std::fs::read_to_string(ws.path().join("src/resolver.ts")).expect("read");
+    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/resolver.ts".into(), text, focused: true, ..Default::default() }] };
+    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    assert_eq!(result.task.source, "openBuffers");
+    assert_eq!(result.task.open_buffers, vec!["src/resolver.ts".to_string()]);
+    let listed: Vec<&str> = result.primary.iter().chain(&result.supporting).chain(&result.related).map(|i| i.path.as_str()).collect();
+    assert!(!all_items(&result).iter().any(|i| i.path == "src/resolver.ts"), "open buffers are never packed");
+    for expected in ["docs/resolver.md", "src/fingerprint.ts", "src/resolver.test.ts"] {
+        assert!(listed.contains(&expected), "{expected} missing from {listed:?}");
+    }
+    let fingerprint = all_items(&result).into_iter().find(|i| i.path == "src/fingerprint.ts").expect("import target");
+    assert!(fingerprint.reasons.iter().any(|r| r == "imports ← src/resolver.ts:1"), "{:?}", fingerprint.reasons);
+    let test = all_items(&result).into_iter().find(|i| i.path == "src/resolver.test.ts").expect("test");
+    assert!(test.reasons.iter().any(|r| r == "tests → src/resolver.ts"), "{:?}", test.reasons);
+}
+
+#[test]
+fn too_few_terms_degrades_to_recency() {
+    let ws = Workspace::new();
+    small_project(&ws);
+    let mut engine = ws.engine();
+    let result = pack(&mut engine, &q("the and of it"));
+    let degraded = result.degraded.expect("degraded");
+    assert_eq!(degraded.reason, "tooFewTerms");
+    assert!(result.primary.is_empty() && !result.more.is_empty());
+    assert!(result.more[0].reasons[0].starts_with("modified: "));
+}
