@@ -298,3 +298,33 @@ test("server lookup: setting, PATH, and a message with the install command", () 
   assert.ok(!tilde.ok && tilde.message.includes("/home/someone/definitely-not-here/knit"), JSON.stringify(tilde));
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+// ---- a real server response ------------------------------------------------------------
+
+test("a pack produced by knit for the example workspace maps to the tree", () => {
+  // `knit pack --format json --open docs/architecture.md` in fixtures/example (the same
+  // object knit/contextPack returns)
+  const raw = fs.readFileSync(path.join(__dirname, "../../test/fixtures/example-pack.json"), "utf8");
+  const real = JSON.parse(raw) as PackResult;
+  const nodes = packToTree(real);
+  assert.equal((nodes[0] as { label: string }).label.startsWith("Open files: "), true);
+  const s = sections(nodes);
+  assert.deepEqual(
+    s.map((x) => x.section),
+    (["pinned", "primary", "supporting", "related", "more"] as const).filter((k) => real[k].length > 0),
+  );
+  const first = s.find((x) => x.section === "primary")!.children[0] as ItemNode;
+  assert.equal(first.path, real.primary[0].path);
+  assert.equal(first.label, `1. ${real.primary[0].path.split("/").pop()}`);
+  assert.equal(first.description.split(" · ")[0], real.primary[0].reasons[0]);
+  assert.equal(first.children.length, real.primary[0].reasons.length + real.primary[0].relations.length);
+  const rel = first.children.find((c) => c.icon === "relation")!;
+  const fact = real.primary[0].relations[0];
+  assert.deepEqual(rel.target, { path: fact.other, line: (fact.line ?? 1) - 1 });
+  // every item of every tier is in the tree exactly once
+  const all = s.flatMap((x) => x.children.map((c) => (c as ItemNode).path));
+  const expected = (["pinned", "primary", "supporting", "related", "more"] as const).flatMap((k) => real[k].map((i) => i.path));
+  assert.deepEqual(all, expected);
+  assert.ok(!all.includes("docs/architecture.md"), "the open buffer is the task, not an item");
+  assert.match(deltaDescription(real), /^epoch \d+/);
+});

@@ -37,6 +37,10 @@ pub enum TargetError {
 /// `Ok(None)`: not a workspace link (URL, mail, in-page `#heading`).
 pub fn classify(doc: &str, dest: &str) -> Result<Option<Target>, TargetError> {
     let dest = dest.trim();
+    // A `file:` URL is an absolute path: refused like `..` escapes, never read.
+    if dest.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("file:")) {
+        return Err(TargetError::Outside);
+    }
     if dest.is_empty() || dest.starts_with('#') || has_scheme(dest) || dest.starts_with("//") {
         return Ok(None);
     }
@@ -156,6 +160,7 @@ mod tests {
         assert_eq!(t.path(), "docs/Sources/My Lib/A.swift");
         assert_eq!(classify("docs/a.md", "../../etc/passwd"), Err(TargetError::Outside));
         assert_eq!(classify("a.md", "https://x.y/z"), Ok(None));
+        assert_eq!(classify("a.md", "file:///etc/passwd"), Err(TargetError::Outside));
         assert_eq!(classify("a.md", "#heading"), Ok(None));
         assert!(matches!(classify("a.md", "guide.md#install").unwrap().unwrap(), Target::Doc { slug: Some(_), .. }));
         assert_eq!(relative_dest("docs/arch.md", "src/x y.ts"), "../src/x%20y.ts");

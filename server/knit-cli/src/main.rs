@@ -46,6 +46,8 @@ enum Command {
     /// Benchmarks (see README "Benchmarks").
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// The language server on stdio (`--stdio` is accepted: clients append it).
+    Lsp { #[arg(long)] stdio: bool },
 }
 
 #[derive(Subcommand)]
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
         Command::Anchors(AnchorsCommand::Record(a)) => check::run_record(&cli.global, a),
         Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&cli.global, a),
         Command::Bench(b) => bench::run(&cli.global, b),
+        Command::Lsp { .. } => knit_lsp::run_stdio().map(|()| 0),
     };
     match result {
         Ok(code) => ExitCode::from(code),

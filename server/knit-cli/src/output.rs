@@ -98,7 +98,7 @@ pub fn sarif(report: &CheckReport) -> Value {
         "version": "2.1.0",
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "runs": [{
-            "tool": {"driver": {"name": "knit", "informationUri": "https://github.com/", "version": env!("CARGO_PKG_VERSION"), "rules": rules}},
+            "tool": {"driver": {"name": "knit", "version": env!("CARGO_PKG_VERSION"), "rules": rules}},
             "results": results,
         }]
     })

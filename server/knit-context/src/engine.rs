@@ -135,6 +135,9 @@ pub struct ContextEngine {
     rebuilt: bool,
 }
 
+/// Files prepared (read and analysed) at a time during a scan: bounds peak memory.
+const PREPARE_BATCH: usize = 256;
+
 fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
@@ -292,6 +295,7 @@ impl ContextEngine {
 
     /// Drops the index and builds it again from the workspace.
     fn rebuild(&mut self) -> Result<()> {
+        self.index.release_writer();
         fsio::remove_dir_all_if_exists(&self.index_dir)?;
         let (index, _) = WorkspaceIndex::open_or_rebuild(&self.index_dir, self.options.import_extractor.is_some())?;
         self.index = index;
@@ -333,17 +337,31 @@ impl ContextEngine {
         let extractor = self.options.import_extractor;
         let max_bytes = self.options.max_file_bytes;
         let threads = self.options.index_threads.max(1);
-        let prepare_all = || changed.par_iter().map(|w| prepare(w, &root, None, extractor, max_bytes)).collect::<Vec<_>>();
-        let prepared: Vec<Prepared> = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-            Ok(pool) => pool.install(prepare_all),
-            Err(_) => changed.iter().map(|w| prepare(w, &root, None, extractor, max_bytes)).collect(),
-        };
-        let report = self.apply_prepared(prepared, removals)?;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
+        // prepare and stage in batches so memory stays bounded on a cold index
+        let mut report = RefreshReport { updated: 0, removed: 0, written: true };
+        for batch in changed.chunks(PREPARE_BATCH) {
+            let prepare_batch = || batch.par_iter().map(|w| prepare(w, &root, None, extractor, max_bytes)).collect::<Vec<_>>();
+            let prepared: Vec<Prepared> = match &pool {
+                Some(pool) => pool.install(prepare_batch),
+                None => batch.iter().map(|w| prepare(w, &root, None, extractor, max_bytes)).collect(),
+            };
+            let staged = self.stage_prepared(prepared, Vec::new())?;
+            report.updated += staged.updated;
+            report.written &= staged.written;
+        }
+        let staged = self.stage_prepared(Vec::new(), removals)?;
+        report.removed = staged.removed;
+        report.written &= staged.written;
+        self.index.commit()?;
+        if report.updated + report.removed > 0 && report.written {
+            self.graph = None;
+        }
         self.last_scan = Some(Instant::now());
         Ok(report)
     }
 
-    fn apply_prepared(&mut self, prepared: Vec<Prepared>, mut removals: Vec<String>) -> Result<RefreshReport> {
+    fn stage_prepared(&mut self, prepared: Vec<Prepared>, mut removals: Vec<String>) -> Result<RefreshReport> {
         let mut upserts = Vec::new();
         let mut skipped = Vec::new();
         for p in prepared {
@@ -357,14 +375,17 @@ impl ContextEngine {
         let updated = upserts.len() + skipped.len();
         removals.retain(|p| self.index.slot_of(p).is_some());
         let removed = removals.len();
-        if updated == 0 && removed == 0 {
-            return Ok(RefreshReport { updated, removed, written: true });
-        }
-        let written = self.index.apply(upserts, skipped, removals, self.options.index_threads)?;
-        if written {
+        let written = self.index.stage(upserts, skipped, removals, self.options.index_threads)?;
+        Ok(RefreshReport { updated, removed, written })
+    }
+
+    fn apply_prepared(&mut self, prepared: Vec<Prepared>, removals: Vec<String>) -> Result<RefreshReport> {
+        let report = self.stage_prepared(prepared, removals)?;
+        self.index.commit()?;
+        if report.updated + report.removed > 0 && report.written {
             self.graph = None;
         }
-        Ok(RefreshReport { updated, removed, written })
+        Ok(report)
     }
 
     /// Normalises a path, `file://` URI or workspace-relative path to a workspace-relative

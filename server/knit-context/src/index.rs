@@ -181,6 +181,9 @@ pub struct WorkspaceIndex {
     slot_by_id: HashMap<u64, u32>,
     segments: Vec<SegmentMap>,
     committed_opstamp: u64,
+    writer: Option<IndexWriter>,
+    pending_records: Vec<FileRecord>,
+    pending_removals: Vec<String>,
 }
 
 impl WorkspaceIndex {
@@ -231,6 +234,9 @@ impl WorkspaceIndex {
             slot_by_id: HashMap::new(),
             segments: Vec::new(),
             committed_opstamp: 0,
+            writer: None,
+            pending_records: Vec::new(),
+            pending_removals: Vec::new(),
         };
         this.reload_everything()?;
         Ok(this)
@@ -333,19 +339,37 @@ impl WorkspaceIndex {
         self.slots.len()
     }
 
-    /// Writes upserts and removals in one commit. Returns false when another process holds
-    /// the writer lock (the caller keeps using the committed state).
-    pub fn apply(&mut self, upserts: Vec<PreparedFile>, skipped: Vec<FileRecord>, removals: Vec<String>, threads: usize) -> Result<bool> {
+    /// The writer, created on first use and then kept: tantivy merges segments in the
+    /// background, so a later one-file commit never waits for a big merge. `None` when
+    /// another process holds the writer lock (the caller keeps the committed state).
+    fn writer(&mut self, threads: usize) -> Result<Option<&mut IndexWriter>> {
+        if self.writer.is_none() {
+            // 24 MB per indexing thread keeps peak memory low; segments are merged later
+            let budget = 24_000_000 * threads.max(1);
+            match self.index.writer_with_num_threads(threads.max(1), budget) {
+                Ok(w) => self.writer = Some(w),
+                Err(tantivy::TantivyError::LockFailure(..)) => return Ok(None),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(self.writer.as_mut())
+    }
+
+    /// Drops the writer (and its lock), e.g. before the index folder is deleted.
+    pub fn release_writer(&mut self) {
+        self.writer = None;
+        self.pending_records.clear();
+        self.pending_removals.clear();
+    }
+
+    /// Queues upserts, skipped-file records and removals; nothing is visible before
+    /// [`commit`](Self::commit). Returns false when the writer lock is held elsewhere.
+    pub fn stage(&mut self, upserts: Vec<PreparedFile>, skipped: Vec<FileRecord>, removals: Vec<String>, threads: usize) -> Result<bool> {
         if upserts.is_empty() && skipped.is_empty() && removals.is_empty() {
             return Ok(true);
         }
-        let budget = 40_000_000 * threads.max(1);
-        let mut writer: IndexWriter = match self.index.writer_with_num_threads(threads.max(1), budget) {
-            Ok(w) => w,
-            Err(tantivy::TantivyError::LockFailure(..)) => return Ok(false),
-            Err(e) => return Err(e.into()),
-        };
         let f = self.fields;
+        let Some(writer) = self.writer(threads)? else { return Ok(false) };
         for path in &removals {
             writer.delete_term(Term::from_field_u64(f.file_id, file_id(path)));
         }
@@ -379,15 +403,25 @@ impl WorkspaceIndex {
                 writer.add_document(p)?;
             }
         }
+        self.pending_removals.extend(removals);
+        self.pending_records.extend(skipped);
+        self.pending_records.extend(upserts.into_iter().map(|p| p.record));
+        Ok(true)
+    }
+
+    /// Commits what was staged and brings the file table and readers up to date.
+    pub fn commit(&mut self) -> Result<()> {
+        if self.pending_records.is_empty() && self.pending_removals.is_empty() {
+            return Ok(());
+        }
+        let Some(writer) = self.writer.as_mut() else { return Ok(()) };
         writer.commit()?;
-        writer.wait_merging_threads()?;
-        // update the table in place (slots stay stable), then the segment maps
-        for path in removals {
+        for path in std::mem::take(&mut self.pending_removals) {
             if let Some(slot) = self.slot_by_id.get(&file_id(&path)).copied() {
                 self.slots[slot as usize] = None;
             }
         }
-        for record in skipped.into_iter().chain(upserts.into_iter().map(|p| p.record)) {
+        for record in std::mem::take(&mut self.pending_records) {
             let id = record.file_id();
             match self.slot_by_id.get(&id).copied() {
                 Some(slot) => self.slots[slot as usize] = Some(record),
@@ -400,7 +434,7 @@ impl WorkspaceIndex {
         self.reader.reload()?;
         self.rebuild_segment_maps()?;
         self.committed_opstamp = self.index.load_metas()?.opstamp;
-        Ok(true)
+        Ok(())
     }
 
     fn text_fields(&self) -> [Field; 3] {

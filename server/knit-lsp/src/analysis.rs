@@ -69,7 +69,8 @@ impl DocReport {
     /// Scans and resolves everything in the doc. `cancelled` is polled between anchors.
     pub fn analyze(session: &mut Session, rel: &str, version: Option<i32>, text: Arc<DocText>) -> DocReport {
         let src = strip_bom(&text.text);
-        let scanned = scan_doc(rel, src);
+        let mut scanned = scan_doc(rel, src);
+        drop_mentions_in_links(&mut scanned);
         let anchors = scanned
             .anchors
             .into_iter()
@@ -81,6 +82,11 @@ impl DocReport {
         let broken = check_links(session, scanned.links);
         let mentions = check_mentions(session, rel, src, scanned.mentions);
         DocReport { rel: rel.to_string(), version, text, anchors, broken, mentions }
+    }
+
+    /// A doc knit does not check (larger than the per-file limit): no findings.
+    pub fn empty(rel: &str, version: Option<i32>, text: Arc<DocText>) -> DocReport {
+        DocReport { rel: rel.to_string(), version, text, anchors: Vec::new(), broken: Vec::new(), mentions: Vec::new() }
     }
 
     /// The same doc text with the anchors `redo` selects resolved again (a code file
@@ -100,7 +106,8 @@ impl DocReport {
             .collect();
         let (broken, mentions) = if files_changed {
             let src = strip_bom(&self.text.text);
-            let scanned = scan_doc(&self.rel, src);
+            let mut scanned = scan_doc(&self.rel, src);
+            drop_mentions_in_links(&mut scanned);
             (check_links(session, scanned.links), check_mentions(session, &self.rel, src, scanned.mentions))
         } else {
             (self.broken.clone(), self.mentions.clone())
@@ -181,6 +188,14 @@ impl Counts {
             State::Unchecked => self.unchecked += 1,
         }
     }
+}
+
+/// A `path:12-40` code span that is the text of a link (what converting a mention
+/// writes) is already anchored: it is not offered again.
+fn drop_mentions_in_links(d: &mut knit_anchors::DocAnchors) {
+    let spans: Vec<std::ops::Range<usize>> =
+        d.anchors.iter().map(|a| a.link.span.clone()).chain(d.links.iter().map(|l| l.link.span.clone())).collect();
+    d.mentions.retain(|m| !spans.iter().any(|s| s.start <= m.span.start && m.span.end <= s.end));
 }
 
 /// The workspace path a mention suggestion points at.

@@ -25,6 +25,7 @@ pub mod pass;
 pub mod position;
 mod progress;
 pub mod server;
+pub mod transport;
 pub mod snapshot;
 pub mod world;
 
@@ -35,6 +36,7 @@ use tower_lsp_server::{LspService, Server};
 use world::{Event, World};
 
 /// Serves the protocol on `input`/`output` until the client sends `exit` or closes input.
+/// Malformed frames get their JSON-RPC error and never stop the server.
 pub async fn serve<I: AsyncRead + Unpin, O: AsyncWrite>(input: I, output: O) {
     let writer: Arc<Mutex<Option<tokio::task::JoinHandle<()>>>> = Arc::new(Mutex::new(None));
     let slot = writer.clone();
@@ -49,8 +51,19 @@ pub async fn serve<I: AsyncRead + Unpin, O: AsyncWrite>(input: I, output: O) {
     })
     .custom_method("knit/contextPack", server::Backend::context_pack)
     .custom_method("knit/didRead", server::Backend::did_read)
+    .custom_method(transport::INVALID_MESSAGE, server::Backend::invalid_message)
     .finish();
-    Server::new(input, output, socket).serve(service).await;
+    // Client bytes go through the sanitising pump (see `transport`); the pump ends at
+    // end of input, which closes the pipe and lets the server finish.
+    let (pipe_in, pipe_out) = tokio::io::duplex(1 << 20);
+    let pump = async move {
+        transport::pump(input, pipe_in).await;
+        std::future::pending::<()>().await
+    };
+    tokio::select! {
+        _ = Server::new(pipe_out, output, socket).serve(service) => {}
+        _ = pump => {}
+    }
     if let Some(h) = writer.lock().ok().and_then(|mut g| g.take()) {
         h.abort();
     }

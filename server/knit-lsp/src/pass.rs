@@ -68,7 +68,8 @@ pub struct FolderOutcome {
 pub struct PassOutcome {
     pub seq: u64,
     pub folders: Vec<FolderOutcome>,
-    pub millis: u128,
+    /// Engine time of the pass (resolution and diagnostics), microseconds.
+    pub micros: u128,
 }
 
 pub fn run(job: PassJob) -> PassOutcome {
@@ -80,7 +81,7 @@ pub fn run(job: PassJob) -> PassOutcome {
     for f in &job.folders {
         folders.push(run_folder(f, &job, total, &mut done));
     }
-    PassOutcome { seq: job.seq, folders, millis: start.elapsed().as_millis() }
+    PassOutcome { seq: job.seq, folders, micros: start.elapsed().as_micros() }
 }
 
 fn run_folder(f: &FolderJob, job: &PassJob, total: usize, done: &mut usize) -> FolderOutcome {
@@ -127,6 +128,11 @@ fn run_folder(f: &FolderJob, job: &PassJob, total: usize, done: &mut usize) -> F
                 }
             },
         };
+        // Open buffers are not size-checked by a read: the same per-file limit applies.
+        if text.text.len() as u64 > f.folder.check.max_file_bytes {
+            reports.push(Arc::new(DocReport::empty(&rel, version, text)));
+            continue;
+        }
         reports.push(Arc::new(DocReport::analyze(&mut session, &rel, version, text)));
     }
     let changed = &f.code_changed;

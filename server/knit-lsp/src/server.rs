@@ -56,6 +56,11 @@ impl Backend {
         handlers::context_pack::pack(self, snap, params).await
     }
 
+    /// The answer to a frame the input pump found malformed (`transport`).
+    pub async fn invalid_message(&self, params: Value) -> Result<Value> {
+        crate::transport::invalid_message(params)
+    }
+
     /// Custom notification `knit/didRead {uri}`: read evidence from agent integrations.
     pub async fn did_read(&self, params: Value) {
         let Ok(snap) = self.snapshot().await else { return };

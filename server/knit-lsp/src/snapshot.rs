@@ -103,6 +103,9 @@ impl Snapshot {
         if let Some(r) = self.report_for(loc) {
             return r;
         }
+        if loc.text.text.len() as u64 > loc.folder.folder.check.max_file_bytes {
+            return Arc::new(DocReport::empty(&loc.rel, loc.version, loc.text.clone()));
+        }
         let mut session = loc.folder.session();
         Arc::new(DocReport::analyze(&mut session, &loc.rel, loc.version, loc.text.clone()))
     }

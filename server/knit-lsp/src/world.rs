@@ -580,6 +580,14 @@ impl World {
 
     async fn apply(&mut self, outcome: PassOutcome) {
         self.in_flight = false;
+        let docs: usize = outcome.folders.iter().map(|f| f.updated.len()).sum();
+        // The client's log shows what each pass cost (and benchmarks read it).
+        self.client
+            .log_message(
+                tower_lsp_server::ls_types::MessageType::LOG,
+                format!("knit: pass {} checked {docs} docs in {:.3} ms", outcome.seq, outcome.micros as f64 / 1000.0),
+            )
+            .await;
         let mut scanned_any = false;
         for fo in outcome.folders {
             let Some(fi) = self.folders.iter().position(|f| f.folder.root == fo.folder.root) else { continue };
@@ -654,6 +662,12 @@ impl World {
             crate::notifications::status(&self.client, &counts, self.folders.iter().all(|f| f.scanned)).await;
         }
         self.reply_waiters(outcome.seq);
+        if self.caps.code_lens_refresh && docs > 0 {
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let _ = client.code_lens_refresh().await;
+            });
+        }
         if self.folders.iter().any(FolderState::has_work) {
             self.schedule(Duration::ZERO);
         }

@@ -187,7 +187,7 @@ impl Tools {
             Ok(p) => p,
             Err(e) => return ToolOutcome::error(e),
         };
-        if let Some(missing) = paths.iter().find(|p| !tree.exists(p)) {
+        if let Some(missing) = paths.iter().find(|p| !p.is_empty() && !tree.exists(p)) {
             return ToolOutcome::error(format!("{missing} does not exist"));
         }
         let changed = match args.get("changed") {

@@ -19,6 +19,7 @@ local defaults = {
   on_attach = nil,
   capabilities = nil,
   commands = true, -- define :KnitPack, :KnitCheck, :KnitRecord
+  lsp = true, -- register the server (false: you start it with nvim-lspconfig or lsp/knit.lua)
   pack = { limit = 20, border = "rounded" },
 }
 
@@ -248,6 +249,9 @@ function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
   if M.config.commands then
     define_commands()
+  end
+  if not M.config.lsp then
+    return M
   end
   if vim.lsp.config and vim.lsp.enable then
     local cfg = client_config()

@@ -87,7 +87,9 @@ fn anchor_actions(session: &mut Session, a: &AnchorResult, src: &str, unrecorded
             }
             if unrecorded > 1 {
                 let (edits, _) = record(session, doc, src, false);
-                emit(format!("Record baselines of all {unrecorded} unrecorded anchors in this file"), CodeActionKind::QUICKFIX, false, &edits, Vec::new());
+                if edits.len() > 1 {
+                    emit(format!("Record baselines of all {} unrecorded anchors in this file", edits.len()), CodeActionKind::QUICKFIX, false, &edits, Vec::new());
+                }
             }
         }
         State::Stale => {

@@ -4,6 +4,11 @@
 //! A language is one module implementing [`LanguageSpec`] plus one row in [`LANGUAGES`];
 //! nothing else in the engine names languages.
 
+mod go;
+mod javascript;
+mod kotlin;
+mod python;
+mod rust;
 mod swift;
 mod typescript;
 
@@ -21,6 +26,11 @@ pub enum Lang {
     TypeScript,
     Tsx,
     Swift,
+    JavaScript,
+    Rust,
+    Python,
+    Go,
+    Kotlin,
 }
 
 /// What a language module provides.
@@ -40,9 +50,15 @@ pub(crate) trait LanguageSpec: Sync {
 static TYPESCRIPT: typescript::TypeScript = typescript::TypeScript { tsx: false };
 static TSX: typescript::TypeScript = typescript::TypeScript { tsx: true };
 static SWIFT: swift::Swift = swift::Swift;
+static JAVASCRIPT: javascript::JavaScript = javascript::JavaScript;
+static RUST: rust::Rust = rust::Rust;
+static PYTHON: python::Python = python::Python;
+static GO: go::Go = go::Go;
+static KOTLIN: kotlin::Kotlin = kotlin::Kotlin;
 
 /// The table. Order does not matter; extensions must not overlap.
-pub(crate) static LANGUAGES: &[&dyn LanguageSpec] = &[&TYPESCRIPT, &TSX, &SWIFT];
+pub(crate) static LANGUAGES: &[&dyn LanguageSpec] =
+    &[&TYPESCRIPT, &TSX, &SWIFT, &JAVASCRIPT, &RUST, &PYTHON, &GO, &KOTLIN];
 
 fn spec(lang: Lang) -> &'static dyn LanguageSpec {
     LANGUAGES
@@ -68,6 +84,11 @@ impl Lang {
             Lang::TypeScript => "typescript",
             Lang::Tsx => "tsx",
             Lang::Swift => "swift",
+            Lang::JavaScript => "javascript",
+            Lang::Rust => "rust",
+            Lang::Python => "python",
+            Lang::Go => "go",
+            Lang::Kotlin => "kotlin",
         }
     }
 

@@ -228,36 +228,26 @@ fn declaration(x: &mut Extract<'_>, node: Node, container: Option<&str>) {
                 );
             }
         }
-        "typealias_declaration" => {
-            let Some(name_node) = node.child_by_field_name("name") else { return };
-            x.add(
-                container,
-                DeclSpec {
-                    kind: "typealias",
-                    identity: IdentityKind::Type,
-                    name: x.text(name_node).to_string(),
-                    nodes: vec![node],
-                    name_node: Some(name_node),
-                    body: None,
-                },
-            );
-        }
-        "associatedtype_declaration" => {
-            let Some(name_node) = node.child_by_field_name("name") else { return };
-            x.add(
-                container,
-                DeclSpec {
-                    kind: "associatedtype",
-                    identity: IdentityKind::Type,
-                    name: x.text(name_node).to_string(),
-                    nodes: vec![node],
-                    name_node: Some(name_node),
-                    body: None,
-                },
-            );
-        }
+        "typealias_declaration" => named_type(x, node, container, "typealias"),
+        "associatedtype_declaration" => named_type(x, node, container, "associatedtype"),
         _ => {}
     }
+}
+
+/// A type-level declaration named by its `name` field, without body or members.
+fn named_type(x: &mut Extract<'_>, node: Node, container: Option<&str>, kind: &'static str) {
+    let Some(name_node) = node.child_by_field_name("name") else { return };
+    x.add(
+        container,
+        DeclSpec {
+            kind,
+            identity: IdentityKind::Type,
+            name: x.text(name_node).to_string(),
+            nodes: vec![node],
+            name_node: Some(name_node),
+            body: None,
+        },
+    );
 }
 
 pub(crate) struct SwiftRules;

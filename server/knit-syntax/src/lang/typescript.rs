@@ -6,6 +6,10 @@
 //! declaration. Object-literal members of a variable are members of that variable
 //! (`api.load`). Named functions and classes nested in function bodies are members of
 //! the function (`outer.inner`).
+//!
+//! JavaScript/JSX (`javascript.rs`) shares this walker, [`EcmaRules`] and the imports:
+//! tree-sitter-javascript uses the same node names, except `field_definition`
+//! (`property` field) for class fields and bare identifiers as arrow parameters.
 
 use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang};
 use crate::decl::{IdentityKind, Import};
@@ -44,7 +48,7 @@ impl LanguageSpec for TypeScript {
         }
     }
     fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
-        scope(x, root, None, Scope::Module);
+        declarations(x, root);
     }
     fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
         collect_imports(root, src)
@@ -55,6 +59,11 @@ impl LanguageSpec for TypeScript {
     fn kinds(&self) -> &'static [&'static str] {
         KINDS
     }
+}
+
+/// Declarations of an ECMAScript module (TypeScript, TSX, JavaScript, JSX).
+pub(crate) fn declarations(x: &mut Extract<'_>, root: Node<'_>) {
+    scope(x, root, None, Scope::Module);
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -299,17 +308,22 @@ fn items_of_plain<'t>(x: &Extract<'_>, node: Node<'t>, out: &mut Vec<Item<'t>>, 
             };
             simple(k, IdentityKind::Callable, None, true, None)
         }
-        "public_field_definition" | "property_signature" => {
+        "public_field_definition" | "property_signature" | "field_definition" => {
+            // JavaScript's `field_definition` names its field `property`.
+            let name_node = name_node.or_else(|| node.child_by_field_name("property"));
             let value = node.child_by_field_name("value");
             let callable = value.is_some_and(is_function_value);
             let body = value.and_then(|v| if is_function_value(v) { function_value_body(v) } else { Some(v) });
-            simple(
-                "property",
-                if callable { IdentityKind::Callable } else { IdentityKind::Value },
+            name_node.map(|nn| Item {
+                kind: "property",
+                identity: if callable { IdentityKind::Callable } else { IdentityKind::Value },
+                name: name_text(x, nn),
+                nodes: vec![node],
+                name_node: Some(nn),
                 body,
-                false,
-                None,
-            )
+                signature_only: false,
+                inner: None,
+            })
         }
         "lexical_declaration" | "variable_declaration" if scope != Scope::FunctionBody => {
             let keyword = node.child(0);
@@ -402,9 +416,15 @@ impl TokenRules for EcmaRules {
                 let value = unescape(inner);
                 // `{"a": 1}` and `{a: 1}` are the same key (prettier's quote-props).
                 let is_key = node.parent().is_some_and(|p| {
-                    matches!(p.kind(), "pair" | "property_signature" | "public_field_definition" | "method_definition")
-                        && p.child_by_field_name(if p.kind() == "pair" { "key" } else { "name" }).map(|k| k.id())
-                            == Some(node.id())
+                    let field = match p.kind() {
+                        "pair" => "key",
+                        "field_definition" => "property",
+                        _ => "name",
+                    };
+                    matches!(
+                        p.kind(),
+                        "pair" | "property_signature" | "public_field_definition" | "method_definition" | "field_definition"
+                    ) && p.child_by_field_name(field).map(|k| k.id()) == Some(node.id())
                 });
                 if is_key && is_identifier(&value) {
                     NodeRule::Emit(value)
@@ -425,6 +445,10 @@ impl TokenRules for EcmaRules {
                 // `(x) => …` and `x => …` are the same arrow function.
                 let parent_is_arrow = node.parent().is_some_and(|p| p.kind() == "arrow_function");
                 let params = named_children(node);
+                // JavaScript has a bare `identifier` where TypeScript has a `required_parameter`.
+                if parent_is_arrow && params.len() == 1 && params[0].kind() == "identifier" {
+                    return NodeRule::Emit(src.get(params[0].byte_range()).unwrap_or("").to_string());
+                }
                 if parent_is_arrow && params.len() == 1 && params[0].kind() == "required_parameter" {
                     let p = named_children(params[0]);
                     if p.len() == 1 && p[0].kind() == "identifier" {
@@ -540,14 +564,20 @@ fn parens_redundant(node: Node) -> bool {
             let (Some(pop), Some(iop)) = (parent.and_then(binary_op), binary_op(inner)) else {
                 return false;
             };
-            inner.kind() == "binary_expression" && precedence(iop) > precedence(pop) && pop != "**"
+            // Tighter binding, or the same precedence as the left operand (`(a * b) / c`,
+            // which prettier writes for mixed `*` and `/`): binary operators but `**`
+            // associate to the left.
+            let is_left = parent.and_then(|p| p.child_by_field_name("left")).is_some_and(|l| l.id() == node.id());
+            inner.kind() == "binary_expression"
+                && pop != "**"
+                && (precedence(iop) > precedence(pop) || (is_left && precedence(iop) == precedence(pop) && iop != "**"))
         }
         "ternary_expression" => matches!(inner.kind(), "binary_expression" | "unary_expression" | "await_expression"),
         _ => false,
     }
 }
 
-fn collect_imports(root: Node, src: &str) -> Vec<Import> {
+pub(crate) fn collect_imports(root: Node, src: &str) -> Vec<Import> {
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {

@@ -1,0 +1,233 @@
+//! End-to-end: the real server over a pipe, on a copy of `fixtures/lsp/basic`.
+//! Diagnostics → code actions → edits applied → diagnostics clear; unsaved code edits;
+//! moves and renames through hover, definition and rebind.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+fn diag_with_code<'a>(diags: &'a [Value], code: &str) -> &'a Value {
+    diags.iter().find(|d| d["code"] == code).unwrap_or_else(|| panic!("no {code} diagnostic in {diags:#?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unrecorded_anchors_are_recorded_by_a_code_action_and_the_diagnostics_clear() {
+    let (_tmp, root) = workspace("basic");
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/arch.md");
+    let mut text = read(&root, "docs/arch.md");
+    c.open(&doc, &text).await;
+    let diags = c
+        .diagnostics_codes(&doc, &["broken-link", "unrecorded", "unrecorded", "unrecorded", "unrecorded", "unrecorded"])
+        .await;
+    // Range = the destination; source, severity, data.
+    let first = &diags.iter().find(|d| d["code"] == "unrecorded").unwrap();
+    assert_eq!(first["source"], "knit");
+    assert_eq!(first["severity"], 4, "unrecorded is a hint");
+    assert_eq!(first["range"], range_of(&text, "../src/cart.ts#subtotal", false));
+    let broken = diag_with_code(&diags, "broken-link");
+    assert_eq!(broken["severity"], 2);
+    assert!(broken["message"].as_str().unwrap().contains("missing.md"));
+
+    let actions = c
+        .request("textDocument/codeAction", json!({
+            "textDocument": { "uri": doc },
+            "range": first["range"],
+            "context": { "diagnostics": [first] }
+        }))
+        .await
+        .unwrap();
+    let all = find_action(&actions, "Record baselines of all 5");
+    text = apply(&text, &action_edits(all, &doc), false);
+    assert_eq!(text.matches("\"knit:").count(), 5, "{text}");
+    c.change_full(&doc, 2, &text).await;
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p) == ["broken-link"]).await;
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsaved_code_edit_turns_an_anchor_stale_and_back() {
+    let (_tmp, root) = workspace("basic");
+    record_on_disk(&root, "docs/arch.md");
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/arch.md");
+    c.open(&doc, &read(&root, "docs/arch.md")).await;
+    c.diagnostics_codes(&doc, &["broken-link"]).await;
+
+    let code = uri(&root, "src/cart.ts");
+    let original = read(&root, "src/cart.ts");
+    c.open(&code, &original).await;
+    // Edit the body of `subtotal` in the buffer only.
+    let edited = original.replace("sum += item.price * item.quantity;", "sum += item.price * item.quantity * 2;");
+    c.change(&code, 2, range_of(&original, "sum += item.price * item.quantity;", false), "sum += item.price * item.quantity * 2;").await;
+    let diags = c.diagnostics_codes(&doc, &["broken-link", "stale"]).await;
+    let stale = diag_with_code(&diags, "stale");
+    assert!(stale["message"].as_str().unwrap().contains("`subtotal` changed"), "{stale:#}");
+    assert_eq!(stale["range"], range_of(&read(&root, "docs/arch.md"), "../src/cart.ts#subtotal", false));
+    let related = &stale["relatedInformation"][0];
+    assert_eq!(related["location"]["uri"], code);
+    assert_eq!(related["location"]["range"]["start"], pos_of(&edited, "subtotal(items", false));
+
+    // The code buffer names the doc line that goes stale.
+    let code_diags = c.diagnostics_where(&code, |p| codes(p) == ["will-go-stale"]).await;
+    let d = &code_diags["diagnostics"][0];
+    assert!(d["message"].as_str().unwrap().contains("docs/arch.md:3"), "{d:#}");
+    assert_eq!(d["range"]["start"], pos_of(&edited, "subtotal(items", false));
+
+    // Undo: fresh again, code diagnostic cleared.
+    c.change_full(&code, 3, &original).await;
+    c.diagnostics_codes(&doc, &["broken-link"]).await;
+    c.diagnostics_where(&code, |p| codes(p).is_empty()).await;
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_and_renames_are_followed_by_hover_definition_and_rebind() {
+    let (_tmp, root) = workspace("basic");
+    record_on_disk(&root, "docs/arch.md");
+    // Rename in place, move + rename to another file, shift a line range.
+    let cart = read(&root, "src/cart.ts").replace("formatPrice", "priceLabel");
+    let cart = format!("// Cart model.\n\n{cart}");
+    std::fs::write(root.join("src/cart.ts"), &cart).unwrap();
+    let lang = read(&root, "src/lang.ts").replace("languageForPath", "pathLanguage");
+    std::fs::create_dir_all(root.join("src/util")).unwrap();
+    std::fs::write(root.join("src/util/paths.ts"), &lang).unwrap();
+    std::fs::remove_file(root.join("src/lang.ts")).unwrap();
+
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/arch.md");
+    let mut text = read(&root, "docs/arch.md");
+    c.open(&doc, &text).await;
+    let diags = c.diagnostics_codes(&doc, &["broken-link", "moved", "moved-renamed", "renamed"]).await;
+    let renamed = diag_with_code(&diags, "renamed");
+    assert_eq!(renamed["message"], "`formatPrice` was renamed to `priceLabel` in src/cart.ts");
+    assert_eq!(renamed["severity"], 2);
+    let mr = diag_with_code(&diags, "moved-renamed");
+    assert_eq!(mr["message"], "`languageForPath` was renamed to `pathLanguage` in src/util/paths.ts");
+    assert_eq!(mr["relatedInformation"][0]["location"]["uri"], uri(&root, "src/util/paths.ts"));
+
+    // Hover: state, new name and place, signature.
+    let hover = c
+        .request("textDocument/hover", json!({ "textDocument": { "uri": doc }, "position": pos_of(&text, "#formatPrice", false) }))
+        .await
+        .unwrap();
+    let md = hover["contents"]["value"].as_str().unwrap();
+    assert!(md.contains("`renamed`") && md.contains("`priceLabel`") && md.contains("src/cart.ts"), "{md}");
+    assert!(md.contains("```typescript\nexport function priceLabel(cents: number, currency: string): string"), "{md}");
+
+    // Definition follows the move and the rename.
+    let def = c
+        .request("textDocument/definition", json!({ "textDocument": { "uri": doc }, "position": pos_of(&text, "#languageForPath", false) }))
+        .await
+        .unwrap();
+    assert_eq!(def["uri"], uri(&root, "src/util/paths.ts"));
+    assert_eq!(def["range"]["start"], pos_of(&lang, "pathLanguage(", false));
+    let def = c
+        .request("textDocument/definition", json!({ "textDocument": { "uri": doc }, "position": pos_of(&text, "#formatPrice", false) }))
+        .await
+        .unwrap();
+    assert_eq!(def["range"]["start"], pos_of(&cart, "priceLabel(", false));
+
+    // Rebind both, update the line numbers: every diagnostic but the broken link clears.
+    for d in [renamed, mr, diag_with_code(&diags, "moved")] {
+        let actions = c
+            .request("textDocument/codeAction", json!({ "textDocument": { "uri": doc }, "range": d["range"], "context": { "diagnostics": [d] } }))
+            .await
+            .unwrap();
+        let title = if d["code"] == "moved" { "Update line numbers to 3-7" } else { "Rebind to" };
+        let a = find_action(&actions, title);
+        assert_eq!(a["isPreferred"], true);
+        text = apply(&text, &action_edits(a, &doc), false);
+    }
+    assert!(text.contains("../src/cart.ts#priceLabel \"knit:"), "{text}");
+    assert!(text.contains("../src/util/paths.ts#pathLanguage \"knit:"), "{text}");
+    assert!(text.contains("../src/cart.ts#L3-L7 \"knit:"), "{text}");
+    c.change_full(&doc, 2, &text).await;
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p) == ["broken-link"]).await;
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_anchors_offer_candidates_and_removal_keeps_the_text() {
+    let (_tmp, root) = workspace("basic");
+    record_on_disk(&root, "docs/arch.md");
+    let lang = read(&root, "src/lang.ts");
+    // Two identical copies under new names: ambiguous → lost with candidates.
+    let twin = lang.replace("languageForPath", "langA") + &lang.replace("languageForPath", "langB").replace("const EXTENSIONS", "const EXT2");
+    std::fs::write(root.join("src/lang.ts"), twin).unwrap();
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/arch.md");
+    let text = read(&root, "docs/arch.md");
+    c.open(&doc, &text).await;
+    let diags = c.diagnostics_codes(&doc, &["broken-link", "lost"]).await;
+    let lost = diag_with_code(&diags, "lost");
+    assert_eq!(lost["severity"], 1);
+    let actions = c
+        .request("textDocument/codeAction", json!({ "textDocument": { "uri": doc }, "range": lost["range"], "context": { "diagnostics": [lost] } }))
+        .await
+        .unwrap();
+    find_action(&actions, "Rebind to `langB`");
+    let remove = find_action(&actions, "Remove anchor");
+    let after = apply(&text, &action_edits(remove, &doc), false);
+    assert!(after.contains("Languages come from languageForPath."), "{after}");
+    c.change_full(&doc, 2, &after).await;
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p) == ["broken-link"]).await;
+    // Hover on a lost anchor lists the candidates.
+    c.change_full(&doc, 3, &text).await;
+    let hover = c
+        .request("textDocument/hover", json!({ "textDocument": { "uri": doc }, "position": pos_of(&text, "#languageForPath", false) }))
+        .await
+        .unwrap();
+    let md = hover["contents"]["value"].as_str().unwrap();
+    assert!(md.contains("Candidates") && md.contains("langA") && md.contains("langB"), "{md}");
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mentions_convert_into_recorded_anchors() {
+    let (_tmp, root) = workspace("basic");
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "AGENTS.md");
+    let text = read(&root, "AGENTS.md");
+    c.open(&doc, &text).await;
+    let diags = c.diagnostics_codes(&doc, &["mention"]).await;
+    let actions = c
+        .request("textDocument/codeAction", json!({ "textDocument": { "uri": doc }, "range": diags[0]["range"], "context": { "diagnostics": diags } }))
+        .await
+        .unwrap();
+    let convert = find_action(&actions, "Convert `src/cart.ts:7-13`");
+    let after = apply(&text, &action_edits(convert, &doc), false);
+    assert!(after.contains("[`src/cart.ts:7-13`](src/cart.ts#subtotal \"knit:"), "{after}");
+    c.change_full(&doc, 2, &after).await;
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p).is_empty()).await;
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stale_anchors_are_confirmed_and_hover_says_what_changed() {
+    let (_tmp, root) = workspace("basic");
+    record_on_disk(&root, "docs/arch.md");
+    let cart = read(&root, "src/cart.ts").replace("Math.max(0, raw - discount)", "Math.max(1, raw - discount)");
+    std::fs::write(root.join("src/cart.ts"), cart).unwrap();
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/arch.md");
+    let text = read(&root, "docs/arch.md");
+    c.open(&doc, &text).await;
+    let diags = c.diagnostics_codes(&doc, &["broken-link", "stale"]).await;
+    let stale = diag_with_code(&diags, "stale");
+    let hover: Value = c
+        .request("textDocument/hover", json!({ "textDocument": { "uri": doc }, "position": pos_of(&text, "#Cart.total", false) }))
+        .await
+        .unwrap();
+    let md = hover["contents"]["value"].as_str().unwrap();
+    assert!(md.contains("`stale`") && md.contains("`Cart.total` changed"), "{md}");
+    let actions = c
+        .request("textDocument/codeAction", json!({ "textDocument": { "uri": doc }, "range": stale["range"], "context": { "diagnostics": [stale] } }))
+        .await
+        .unwrap();
+    let after = apply(&text, &action_edits(find_action(&actions, "Confirm reviewed"), &doc), false);
+    c.change_full(&doc, 2, &after).await;
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p) == ["broken-link"]).await;
+    c.shutdown().await;
+}

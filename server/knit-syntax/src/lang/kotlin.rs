@@ -1,0 +1,474 @@
+//! Kotlin (`.kt .kts`): declarations, token rules and imports.
+//!
+//! Kinds: `class` (data, sealed, value, annotation and abstract classes too),
+//! `interface`, `enum`, `object` (objects and companion objects), `function` (top level
+//! or local), `method` (in a class, object or interface), `constructor` (secondary),
+//! `init` (an `init { }` block), `property`, `entry` (enum entry), `typealias`.
+//!
+//! Naming:
+//! - Functions carry their parameter names: `pay(items)`, `pay(items,tip)` (no spaces),
+//!   `create()`. Overloads are told apart by the names, then by `~N` in file order
+//!   (`pay(items)~2` when two overloads take one parameter called `items`). The bare
+//!   `Checkout.pay` resolves when only one `pay` exists.
+//! - Extension functions and properties are named by their receiver type as written,
+//!   whitespace removed: `fun List<Item>.cheapest()` → `List<Item>.cheapest()`,
+//!   `val String.initials` → `String.initials`, `fun <T> List<T>.second()` →
+//!   `List<T>.second()`. Inside a class `C`: `C.List<Item>.cheapest()`.
+//! - Companion members are named through the companion: `Checkout.Companion.create()`
+//!   (a named companion `companion object Factory` → `Checkout.Factory.create()`).
+//!   `Checkout.create()` does not resolve to a companion member: it is `invalid` with
+//!   the companion member as a did-you-mean suggestion.
+//! - Secondary constructors: `Checkout.constructor(a)`; `init` blocks `Checkout.init`
+//!   (`~N` for several); primary-constructor `val`/`var` parameters are properties
+//!   (`Checkout.items`); enum entries `Color.RED`; local functions `outer(x).inner()`.
+//!
+//! Token rules (ktlint-style layout invisible): comments dropped, `;` dropped (with
+//! every statement's first token marked, so `a\n-b` and `a - b` still differ), trailing
+//! commas (generic), modifier order (`override public` = `public override`), braces
+//! around a single-statement `if`/`else`/`when`/loop body (ktlint's multiline-if-else),
+//! `${name}` = `$name` in string templates, `: Unit` on a block-bodied function, an
+//! empty class body `{}`.
+//!
+//! Imports: the imported path as written (`com.shop.Cart`, `com.shop.*`; `as` aliases
+//! give the original path).
+
+use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang};
+use crate::decl::{IdentityKind, Import};
+use crate::tokens::{is_comment, NodeRule, TokenRules};
+use tree_sitter::Node;
+
+pub(crate) struct Kotlin;
+
+const KINDS: &[&str] = &[
+    "class", "interface", "enum", "object", "function", "method", "constructor", "init", "property", "entry",
+    "typealias",
+];
+
+impl LanguageSpec for Kotlin {
+    fn lang(&self) -> Lang {
+        Lang::Kotlin
+    }
+    fn extensions(&self) -> &'static [&'static str] {
+        &["kt", "kts"]
+    }
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_kotlin_ng::LANGUAGE.into()
+    }
+    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
+        members(x, root, None, Place::Top);
+    }
+    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
+        collect_imports(root, src)
+    }
+    fn rules(&self) -> &dyn TokenRules {
+        &KotlinRules
+    }
+    fn kinds(&self) -> &'static [&'static str] {
+        KINDS
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    Top,
+    Class,
+    Function,
+}
+
+fn members(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, place: Place) {
+    for child in named_children(node) {
+        if child.kind() == "statements" {
+            members(x, child, container, place);
+        } else {
+            declaration(x, child, container, place);
+        }
+    }
+}
+
+fn text_of(x: &Extract<'_>, n: Node) -> String {
+    x.text(n).split_whitespace().collect()
+}
+
+/// The receiver type of an extension: the child right before the `.` before `anchor`.
+fn receiver<'t>(node: Node<'t>, anchor: Node<'t>) -> Option<Node<'t>> {
+    let kids = children(node);
+    let i = kids.iter().position(|k| k.id() == anchor.id())?;
+    if i >= 2 && kids[i - 1].kind() == "." {
+        Some(kids[i - 2])
+    } else {
+        None
+    }
+}
+
+fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, place: Place) {
+    match node.kind() {
+        "class_declaration" => {
+            let Some(name) = node.child_by_field_name("name") else { return };
+            let kids = children(node);
+            let is_interface = kids.iter().any(|k| k.kind() == "interface");
+            let is_enum = kids
+                .iter()
+                .filter(|k| k.kind() == "modifiers")
+                .any(|m| named_children(*m).iter().any(|c| c.kind() == "class_modifier" && x.text(*c) == "enum"));
+            let kind = if is_interface {
+                "interface"
+            } else if is_enum {
+                "enum"
+            } else {
+                "class"
+            };
+            let body = kids.iter().copied().find(|k| matches!(k.kind(), "class_body" | "enum_class_body"));
+            let qn = x.add(
+                container,
+                DeclSpec {
+                    kind,
+                    identity: IdentityKind::Type,
+                    name: x.text(name).to_string(),
+                    nodes: vec![node],
+                    name_node: Some(name),
+                    body,
+                },
+            );
+            if let Some(pc) = kids.iter().find(|k| k.kind() == "primary_constructor") {
+                for params in named_children(*pc).into_iter().filter(|c| c.kind() == "class_parameters") {
+                    for p in named_children(params).into_iter().filter(|c| c.kind() == "class_parameter") {
+                        let binds = children(p).iter().any(|c| matches!(c.kind(), "val" | "var"));
+                        let Some(pn) = named_children(p).into_iter().find(|c| c.kind() == "identifier") else { continue };
+                        if binds {
+                            x.add(
+                                Some(&qn),
+                                DeclSpec {
+                                    kind: "property",
+                                    identity: IdentityKind::Value,
+                                    name: x.text(pn).to_string(),
+                                    nodes: vec![p],
+                                    name_node: Some(pn),
+                                    body: None,
+                                },
+                            );
+                        }
+                    }
+                }
+            }
+            if let Some(b) = body {
+                members(x, b, Some(&qn), Place::Class);
+            }
+        }
+        "object_declaration" | "companion_object" => {
+            let name = node.child_by_field_name("name");
+            let label = match name {
+                Some(n) => x.text(n).to_string(),
+                None => "Companion".to_string(),
+            };
+            let name_node = name.or_else(|| children(node).into_iter().find(|k| k.kind() == "object"));
+            let body = children(node).into_iter().find(|k| k.kind() == "class_body");
+            let qn = x.add(
+                container,
+                DeclSpec { kind: "object", identity: IdentityKind::Type, name: label, nodes: vec![node], name_node, body },
+            );
+            if let Some(b) = body {
+                members(x, b, Some(&qn), Place::Class);
+            }
+        }
+        "function_declaration" => {
+            let Some(name) = node.child_by_field_name("name") else { return };
+            let params = children(node).into_iter().find(|k| k.kind() == "function_value_parameters");
+            let mut simple = format!("{}{}", x.text(name), param_names(x, params));
+            let mut container = container.map(str::to_string);
+            if let Some(r) = receiver(node, name) {
+                let r = text_of(x, r);
+                match &container {
+                    None => container = Some(r),
+                    Some(_) => simple = format!("{r}.{simple}"),
+                }
+            }
+            let body = children(node).into_iter().find(|k| k.kind() == "function_body");
+            let kind = if place == Place::Class { "method" } else { "function" };
+            let qn = x.add(
+                container.as_deref(),
+                DeclSpec {
+                    kind,
+                    identity: IdentityKind::Callable,
+                    name: simple,
+                    nodes: vec![node],
+                    name_node: Some(name),
+                    body,
+                },
+            );
+            if let Some(block) = body.and_then(|b| named_children(b).into_iter().find(|k| k.kind() == "block")) {
+                members(x, block, Some(&qn), Place::Function);
+            }
+        }
+        "secondary_constructor" => {
+            let params = children(node).into_iter().find(|k| k.kind() == "function_value_parameters");
+            let name_node = children(node).into_iter().find(|k| k.kind() == "constructor");
+            let body = children(node).into_iter().find(|k| k.kind() == "block");
+            x.add(
+                container,
+                DeclSpec {
+                    kind: "constructor",
+                    identity: IdentityKind::Callable,
+                    name: format!("constructor{}", param_names(x, params)),
+                    nodes: vec![node],
+                    name_node,
+                    body,
+                },
+            );
+        }
+        "anonymous_initializer" => {
+            let name_node = children(node).into_iter().find(|k| k.kind() == "init");
+            let body = children(node).into_iter().find(|k| k.kind() == "block");
+            x.add(
+                container,
+                DeclSpec {
+                    kind: "init",
+                    identity: IdentityKind::Callable,
+                    name: "init".into(),
+                    nodes: vec![node],
+                    name_node,
+                    body,
+                },
+            );
+        }
+        "property_declaration" if place != Place::Function => {
+            let Some(var) = children(node).into_iter().find(|k| k.kind() == "variable_declaration") else { return };
+            let Some(name) = named_children(var).into_iter().find(|k| k.kind() == "identifier") else { return };
+            let kids = children(node);
+            let value = kids
+                .iter()
+                .position(|k| k.kind() == "=")
+                .and_then(|i| kids[i + 1..].iter().copied().find(|k| k.is_named() && !is_comment(*k)))
+                .or_else(|| kids.iter().copied().find(|k| matches!(k.kind(), "property_delegate" | "getter" | "setter")));
+            let mut simple = x.text(name).to_string();
+            let mut container = container.map(str::to_string);
+            if let Some(r) = receiver(node, var) {
+                let r = text_of(x, r);
+                match &container {
+                    None => container = Some(r),
+                    Some(_) => simple = format!("{r}.{simple}"),
+                }
+            }
+            x.add(
+                container.as_deref(),
+                DeclSpec {
+                    kind: "property",
+                    identity: IdentityKind::Value,
+                    name: simple,
+                    nodes: vec![node],
+                    name_node: Some(name),
+                    body: value,
+                },
+            );
+        }
+        "enum_entry" => {
+            let Some(name) = named_children(node).into_iter().find(|k| k.kind() == "identifier") else { return };
+            let body = named_children(node).into_iter().find(|k| k.kind() == "class_body");
+            let qn = x.add(
+                container,
+                DeclSpec {
+                    kind: "entry",
+                    identity: IdentityKind::Value,
+                    name: x.text(name).to_string(),
+                    nodes: vec![node],
+                    name_node: Some(name),
+                    body,
+                },
+            );
+            if let Some(b) = body {
+                members(x, b, Some(&qn), Place::Class);
+            }
+        }
+        "type_alias" => {
+            let Some(name) = node.child_by_field_name("type") else { return };
+            let kids = children(node);
+            let value = kids.iter().position(|k| k.kind() == "=").and_then(|i| kids.get(i + 1).copied());
+            x.add(
+                container,
+                DeclSpec {
+                    kind: "typealias",
+                    identity: IdentityKind::Type,
+                    name: x.text(name).to_string(),
+                    nodes: vec![node],
+                    name_node: Some(name),
+                    body: value,
+                },
+            );
+        }
+        _ => {}
+    }
+}
+
+/// `(items,tip)`: the parameter names of a parameter list.
+fn param_names(x: &Extract<'_>, params: Option<Node>) -> String {
+    let mut names = Vec::new();
+    if let Some(ps) = params {
+        for p in named_children(ps).into_iter().filter(|p| p.kind() == "parameter") {
+            if let Some(n) = named_children(p).into_iter().find(|c| c.kind() == "identifier") {
+                names.push(x.text(n).to_string());
+            }
+        }
+    }
+    format!("({})", names.join(","))
+}
+
+pub(crate) struct KotlinRules;
+
+impl TokenRules for KotlinRules {
+    fn rule(&self, node: Node, src: &str) -> NodeRule {
+        if is_comment(node) {
+            return NodeRule::Skip;
+        }
+        match node.kind() {
+            ";" => NodeRule::Skip,
+            "string_literal" | "multiline_string_literal" => NodeRule::Emit(string_value(node, src)),
+            "modifiers" if !named_children(node).iter().any(|m| m.kind() == "annotation") => {
+                let mut words: Vec<String> =
+                    named_children(node).iter().map(|m| text(*m, src).split_whitespace().collect()).collect();
+                words.sort();
+                NodeRule::Emit(format!("\u{4}{}", words.join(" ")))
+            }
+            "block" if single_statement_body(node) => NodeRule::DropDelimiters,
+            "class_body" | "enum_class_body" if named_children(node).is_empty() => NodeRule::Skip,
+            ":" | "user_type" if unit_return(node, src) => NodeRule::Skip,
+            _ if node.child_count() == 0 && starts_statement(node) => {
+                NodeRule::Emit(format!("\u{3}{}", text(node, src).trim()))
+            }
+            _ => NodeRule::Descend,
+        }
+    }
+}
+
+fn text<'s>(n: Node, src: &'s str) -> &'s str {
+    src.get(n.byte_range()).unwrap_or("")
+}
+
+/// A leaf that is the first token of a statement or member.
+fn starts_statement(leaf: Node) -> bool {
+    let mut n = leaf;
+    while let Some(p) = n.parent() {
+        if matches!(p.kind(), "block" | "source_file" | "class_body" | "statements" | "lambda_literal") {
+            // The braces of a body are not statements, and a braced single-statement
+            // body is written without braces too.
+            let dropped_braces = p.kind() == "block" && single_statement_body(p);
+            return !(matches!(n.kind(), "{" | "}") || dropped_braces);
+        }
+        if p.child(0).map(|c| c.id()) != Some(n.id()) {
+            return false;
+        }
+        n = p;
+    }
+    false
+}
+
+/// `if (c) { a }` = `if (c) a`: a braced single statement as a control-structure body.
+fn single_statement_body(block: Node) -> bool {
+    let Some(parent) = block.parent() else { return false };
+    if !matches!(
+        parent.kind(),
+        "if_expression" | "when_entry" | "for_statement" | "while_statement" | "do_while_statement" | "control_structure_body"
+    ) {
+        return false;
+    }
+    let mut c = block.walk();
+    let kids: Vec<Node> = block.named_children(&mut c).collect();
+    let [only] = kids.as_slice() else { return false };
+    let only = if only.kind() == "statements" {
+        let inner = named_children(*only);
+        let [one] = inner.as_slice() else { return false };
+        *one
+    } else {
+        *only
+    };
+    !only.kind().ends_with("declaration") && !only.kind().contains("comment") && only.kind() != "assignment"
+}
+
+/// `fun f(): Unit { … }`: the `: Unit` ktlint removes (a block body returns Unit anyway).
+fn unit_return(node: Node, src: &str) -> bool {
+    let Some(parent) = node.parent().filter(|p| p.kind() == "function_declaration") else { return false };
+    let has_block_body = children(parent)
+        .iter()
+        .find(|k| k.kind() == "function_body")
+        .is_some_and(|b| named_children(*b).first().is_some_and(|c| c.kind() == "block"));
+    if !has_block_body {
+        return false;
+    }
+    let kids = children(parent);
+    let Some(i) = kids.iter().position(|k| k.id() == node.id()) else { return false };
+    let (colon, ty) = if node.kind() == ":" {
+        (Some(node), kids.get(i + 1).copied())
+    } else {
+        (i.checked_sub(1).and_then(|j| kids.get(j).copied()), Some(node))
+    };
+    colon.is_some_and(|c| c.kind() == ":")
+        && ty.is_some_and(|t| t.kind() == "user_type" && text(t, src).trim() == "Unit")
+        && kids.get(i + usize::from(node.kind() == ":") + 1).is_some_and(|n| n.kind() == "function_body")
+}
+
+/// A string literal by value; `${name}` written as `$name`, other templates by their
+/// tokens.
+fn string_value(node: Node, src: &str) -> String {
+    let mut out = String::from("\u{2}");
+    let kids = children(node);
+    for (i, k) in kids.iter().enumerate() {
+        match k.kind() {
+            "interpolation" => {
+                let inner = named_children(*k);
+                let next_is_ident = kids
+                    .get(i + 1)
+                    .and_then(|n| text(*n, src).chars().next())
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_');
+                match inner.as_slice() {
+                    [one] if one.kind() == "identifier" && !next_is_ident => {
+                        out.push('$');
+                        out.push_str(text(*one, src));
+                    }
+                    _ => {
+                        out.push_str("${");
+                        let mut stack = inner.into_iter().rev().collect::<Vec<_>>();
+                        while let Some(n) = stack.pop() {
+                            if is_comment(n) {
+                                continue;
+                            }
+                            if n.child_count() == 0 {
+                                out.push(' ');
+                                out.push_str(text(n, src).trim());
+                            } else {
+                                let c: Vec<Node> = n.children(&mut n.walk()).collect();
+                                stack.extend(c.into_iter().rev());
+                            }
+                        }
+                        out.push('}');
+                    }
+                }
+            }
+            _ => out.push_str(text(*k, src)),
+        }
+    }
+    out
+}
+
+fn collect_imports(root: Node, src: &str) -> Vec<Import> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "import" => {
+                let kids = children(node);
+                if let Some(q) = kids.iter().find(|k| k.kind() == "qualified_identifier" || k.kind() == "identifier") {
+                    let mut spec: String = text(*q, src).split_whitespace().collect();
+                    if kids.iter().any(|k| k.kind() == "*") {
+                        spec.push_str(".*");
+                    }
+                    out.push(Import { specifier: spec, line: node.start_position().row as u32 + 1 });
+                }
+            }
+            "source_file" | "import_list" | "statements" => {
+                let kids: Vec<Node> = node.children(&mut node.walk()).collect();
+                stack.extend(kids.into_iter().rev());
+            }
+            _ => {}
+        }
+    }
+    out.sort_by_key(|i| i.line);
+    out
+}

@@ -1,0 +1,380 @@
+//! Naming and formatter invariance of the JavaScript, Rust, Python, Go and Kotlin
+//! modules: `(kind, qualified name)` snapshots, the same code in two formatter layouts
+//! (identical fingerprints), and behavioural edits (different fingerprints).
+
+use knit_syntax::{imports, parse, Lang};
+
+fn names(lang: Lang, src: &str) -> Vec<String> {
+    let fs = parse(lang, src);
+    assert!(!fs.has_error, "{lang:?} sample has syntax errors");
+    fs.declarations.iter().map(|d| format!("{} {}", d.kind, d.qualified_name)).collect()
+}
+
+/// Fingerprint of the declaration `name`, and its body print.
+fn print(lang: Lang, src: &str, name: &str) -> (String, Option<String>) {
+    let fs = parse(lang, src);
+    assert!(!fs.has_error, "{lang:?} source has syntax errors:\n{src}");
+    let d = fs
+        .declarations
+        .iter()
+        .find(|d| d.qualified_name == name)
+        .unwrap_or_else(|| panic!("{name} not in {:?}", names(lang, src)));
+    (d.fingerprint.encode(), d.body.map(|b| b.fingerprint.encode()))
+}
+
+fn same(lang: Lang, a: &str, b: &str, name: &str) {
+    assert_eq!(print(lang, a, name), print(lang, b, name), "{name}: layouts differ\n{a}\n---\n{b}");
+}
+
+fn differ(lang: Lang, a: &str, b: &str, name: &str) {
+    assert_ne!(print(lang, a, name).0, print(lang, b, name).0, "{name}: edit not seen\n{a}\n---\n{b}");
+}
+
+fn specs(path: &str, src: &str) -> Vec<String> {
+    imports(path, src).into_iter().map(|i| format!("{}:{}", i.line, i.specifier)).collect()
+}
+
+#[test]
+fn extensions() {
+    for (p, l) in [
+        ("a.js", Lang::JavaScript),
+        ("a.JSX", Lang::JavaScript),
+        ("a.mjs", Lang::JavaScript),
+        ("a.cjs", Lang::JavaScript),
+        ("src/lib.rs", Lang::Rust),
+        ("a.py", Lang::Python),
+        ("a.pyi", Lang::Python),
+        ("main.go", Lang::Go),
+        ("A.kt", Lang::Kotlin),
+        ("build.gradle.kts", Lang::Kotlin),
+    ] {
+        assert_eq!(Lang::from_path(p), Some(l), "{p}");
+    }
+    assert_eq!(Lang::Rust.name(), "rust");
+}
+
+#[test]
+fn javascript_naming_layout_and_imports() {
+    let src = r#"import x from "./x";
+const y = require('./y');
+export { z } from './z';
+export default function App({ a }) { return <div>{a}</div>; }
+class Cart { static empty = 0; total() { return 1 } get size() { return 2 } }
+export const add = (a) => a + 1;
+const api = { load() { return 1 }, save: () => 2 };
+"#;
+    assert_eq!(
+        names(Lang::JavaScript, src),
+        [
+            "variable y",
+            "function App",
+            "class Cart",
+            "property Cart.empty",
+            "method Cart.total",
+            "get Cart.size",
+            "variable add",
+            "variable api",
+            "method api.load",
+            "method api.save"
+        ]
+    );
+    assert_eq!(specs("a.jsx", src), ["1:./x", "2:./y", "3:./z"]);
+    let a = "export const add = (a) => a + 1;\nfunction f(list) { return list.map((x) => (<li key={x}>{x}</li>)); }\n";
+    let b = "export const add = a => a + 1\nfunction f(list) {\n  // items\n  return list.map(x => <li key={x}>{x}</li>)\n}\n";
+    same(Lang::JavaScript, a, b, "add");
+    same(Lang::JavaScript, a, b, "f");
+    differ(Lang::JavaScript, a, "export const add = (a) => a + 2;", "add");
+}
+
+#[test]
+fn rust_naming() {
+    let src = r#"use crate::engine::{Session, store::{self, Store as S}};
+mod inner;
+/// A foo.
+#[derive(Debug)]
+pub struct Foo<T> { pub a: u32, b: T }
+pub enum E { A, B(u32) }
+impl<T> fmt::Display for Foo<T> { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, "x") } }
+impl Foo<u8> { pub const N: u32 = 3; fn new() -> Self { todo!() } }
+pub trait Tr { type Out; fn m(&self) -> u32; }
+mod a { pub fn f() { fn helper() {} } }
+const C: u32 = 1;
+static S: &str = "s";
+type Alias = Vec<u8>;
+macro_rules! mac { () => {} }
+"#;
+    assert_eq!(
+        names(Lang::Rust, src),
+        [
+            "mod inner",
+            "struct Foo",
+            "field Foo.a",
+            "field Foo.b",
+            "enum E",
+            "variant E.A",
+            "variant E.B",
+            "impl Foo",
+            "method Foo.fmt",
+            "impl Foo",
+            "const Foo.N",
+            "method Foo.new",
+            "trait Tr",
+            "type Tr.Out",
+            "method Tr.m",
+            "mod a",
+            "function a.f",
+            "function a.f.helper",
+            "const C",
+            "static S",
+            "type Alias",
+            "macro mac"
+        ]
+    );
+    assert_eq!(
+        specs("src/lib.rs", src),
+        ["1:crate::engine::Session", "1:crate::engine::store", "1:crate::engine::store::Store", "2:inner"]
+    );
+}
+
+#[test]
+fn rust_rustfmt_invariance() {
+    let a = r#"impl Cart {
+    pub fn total(&self, rate: u32) -> u32 {
+        let sum: u32 = self.lines.iter().map(|l| l.price * l.qty).sum();
+        match rate { 0 => { return sum } r => sum * r / 100, }
+    }
+}
+"#;
+    let b = r#"impl Cart {
+    /// Total, with tax.
+    pub fn total(
+        &self,
+        rate: u32,
+    ) -> u32 {
+        let sum: u32 = self
+            .lines
+            .iter()
+            .map(|l| l.price * l.qty) // per line
+            .sum();
+        match rate {
+            0 => return sum,
+            r => {
+                sum * r / 100
+            }
+        }
+    }
+}
+"#;
+    same(Lang::Rust, a, b, "Cart.total");
+    same(Lang::Rust, a, b, "impl:Cart".trim_start_matches("impl:"));
+    differ(Lang::Rust, a, &a.replace("r / 100", "r / 1000"), "Cart.total");
+    differ(Lang::Rust, a, &a.replace("pub fn", "fn"), "Cart.total");
+    // A trailing expression is not a statement.
+    differ(Lang::Rust, "fn f() -> u32 { g() }", "fn f() -> u32 { g(); }", "f");
+}
+
+#[test]
+fn python_naming() {
+    let src = r#"import os, a.b as c
+from .a import b
+from .. import z
+X = 1
+Y: int = 2
+a = b = 3
+@dataclass
+class Cart(Base):
+    """A cart."""
+    currency = "EUR"
+    def total(self):
+        def line(l):
+            return l.price
+        return sum(map(line, self.lines))
+    @property
+    def size(self):
+        return len(self.lines)
+    @size.setter
+    def size(self, v):
+        pass
+    class Line:
+        pass
+async def fetch(url):
+    import json
+    return url
+if TYPE_CHECKING:
+    def typed(): ...
+"#;
+    assert_eq!(
+        names(Lang::Python, src),
+        [
+            "variable X",
+            "variable Y",
+            "variable a",
+            "variable b",
+            "class Cart",
+            "property Cart.currency",
+            "method Cart.total",
+            "function Cart.total.line",
+            "get Cart.size",
+            "set Cart.size",
+            "class Cart.Line",
+            "function fetch",
+            "function typed"
+        ]
+    );
+    assert_eq!(specs("m.py", src), ["1:os", "1:a.b", "2:.a", "3:..", "24:json"]);
+}
+
+#[test]
+fn python_black_invariance() {
+    let a = "def total(items, rate='x'):\n    '''Sum of\n    items.'''\n    s = (sum([i.price for i in items]))  # all\n    if (s > 0): return (s * 2,)\n    return {'a': s, \"b\": 'it\\'s'}\n";
+    let b = "def total(\n    items,\n    rate=\"x\",\n):\n    \"\"\"Sum of\n        items.\"\"\"\n    s = sum(\n        [i.price for i in items]\n    )\n    if s > 0:\n        return (s * 2,)\n    return {\"a\": s, \"b\": \"it's\"}\n";
+    same(Lang::Python, a, b, "total");
+    differ(Lang::Python, a, &a.replace("(s * 2,)", "(s * 2)"), "total");
+    differ(Lang::Python, a, &a.replace("'''Sum of", "'''Total of"), "total");
+    // Indentation is structure.
+    let c = "def f(x):\n    if x:\n        a()\n    b()\n";
+    let d = "def f(x):\n    if x:\n        a()\n        b()\n";
+    differ(Lang::Python, c, d, "f");
+    differ(Lang::Python, "def f(a):\n    a\n    -b\n", "def f(a):\n    a - b\n", "f");
+    // Decorators are tokens, not identity.
+    differ(Lang::Python, "@cache\ndef f():\n    return 1\n", "def f():\n    return 1\n", "f");
+}
+
+#[test]
+fn go_naming_and_gofmt() {
+    let src = r#"package shop
+
+import (
+	"fmt"
+	str "strings"
+)
+
+type List[T any] struct {
+	items []T
+	n, m  int
+	Base
+}
+
+type Reader interface {
+	Read(p []byte) (int, error)
+}
+
+type ID = string
+
+func (l *List[T]) Push(v T) { l.items = append(l.items, v) }
+
+func (l List[T]) Len() int { return len(l.items) }
+
+func Top(x int) int { return x }
+
+const (
+	K = 1
+	L = 2
+)
+
+var V, W = 1, 2
+"#;
+    assert_eq!(
+        names(Lang::Go, src),
+        [
+            "struct List",
+            "field List.items",
+            "field List.n",
+            "field List.m",
+            "field List.Base",
+            "interface Reader",
+            "method Reader.Read",
+            "type ID",
+            "method List.Push",
+            "method List.Len",
+            "function Top",
+            "const K",
+            "const L",
+            "var V",
+            "var W"
+        ]
+    );
+    assert_eq!(specs("a.go", src), ["4:fmt", "5:strings"]);
+    let a = "package a\nfunc Sum(xs []int) int {\n\ttotal := 0\n\tfor _, x := range xs { total += x }\n\tif (total > 10) { return total }\n\treturn total\n}\nconst K = 1\n";
+    let b = "package a\n\n// Sum adds.\nfunc Sum(xs []int) int {\n\ttotal := 0\n\tfor _, x := range xs {\n\t\ttotal += x\n\t}\n\tif total > 10 {\n\t\treturn total\n\t}\n\treturn total\n}\n\nconst (\n\tK = 1\n)\n";
+    same(Lang::Go, a, b, "Sum");
+    same(Lang::Go, a, b, "K");
+    differ(Lang::Go, a, &a.replace("total > 10", "total >= 10"), "Sum");
+    differ(Lang::Go, a, &a.replace("const K", "var K"), "K");
+}
+
+#[test]
+fn kotlin_naming() {
+    let src = r#"package shop
+import com.a.B
+import com.a.*
+import com.c.D as E
+
+class Checkout(val items: List<Item>, tip: Int) {
+    fun pay(items: List<Item>): Int {
+        return 1
+    }
+
+    fun pay(items: List<Item>, tip: Int) = 2
+
+    companion object {
+        fun create(): Checkout = Checkout(listOf(), 0)
+    }
+
+    constructor(a: Int) : this(listOf(), a)
+}
+
+object Registry {
+    val all = mutableListOf<Checkout>()
+}
+
+interface Pay {
+    fun p()
+}
+
+enum class Color {
+    RED,
+    GREEN,
+}
+
+fun List<Item>.cheapest(): Item? = minByOrNull { it.price }
+
+val String.initials: String
+    get() = take(1)
+
+typealias Items = List<Item>
+"#;
+    assert_eq!(
+        names(Lang::Kotlin, src),
+        [
+            "class Checkout",
+            "property Checkout.items",
+            "method Checkout.pay(items)",
+            "method Checkout.pay(items,tip)",
+            "object Checkout.Companion",
+            "method Checkout.Companion.create()",
+            "constructor Checkout.constructor(a)",
+            "object Registry",
+            "property Registry.all",
+            "interface Pay",
+            "method Pay.p()",
+            "enum Color",
+            "entry Color.RED",
+            "entry Color.GREEN",
+            "function List<Item>.cheapest()",
+            "property String.initials",
+            "typealias Items"
+        ]
+    );
+    assert_eq!(specs("A.kt", src), ["2:com.a.B", "3:com.a.*", "4:com.c.D"]);
+}
+
+#[test]
+fn kotlin_ktlint_invariance() {
+    let a = "class A {\n    override public fun total(items: List<Int>, rate: Int): Unit {\n        if (rate > 0)\n            println(\"${rate} of ${items.size}\")\n        else println(0);\n        val s = items.sum(); log(s)\n    }\n}\n";
+    let b = "class A {\n    // total\n    public override fun total(\n        items: List<Int>,\n        rate: Int,\n    ) {\n        if (rate > 0) {\n            println(\"$rate of ${items.size}\")\n        } else {\n            println(0)\n        }\n        val s = items.sum()\n        log(s)\n    }\n}\n";
+    same(Lang::Kotlin, a, b, "A.total(items,rate)");
+    differ(Lang::Kotlin, a, &a.replace("rate > 0", "rate >= 0"), "A.total(items,rate)");
+    differ(Lang::Kotlin, a, &a.replace("println(0)", "println(1)"), "A.total(items,rate)");
+    differ(Lang::Kotlin, "fun f() {\n    a()\n    b()\n}\n", "fun f() {\n    b()\n    a()\n}\n", "f()");
+}
