@@ -452,7 +452,7 @@ impl<'a> Session<'a> {
                 if p == path {
                     continue;
                 }
-                for di in fragment.matching(&syn.declarations) {
+                for di in fragment.designates(&syn.declarations) {
                     if syn.declarations[di].identity == identity {
                         stage2.push((fi, di));
                     }

@@ -73,7 +73,7 @@ impl Fragment {
 
     /// Resolves against one file's declarations.
     pub fn resolve(&self, decls: &[Declaration]) -> Resolution {
-        let matched = self.matching(decls);
+        let matched = self.designates(decls);
         match matched.len() {
             0 => Resolution::NotFound,
             1 => Resolution::Unique(matched[0]),
@@ -81,9 +81,29 @@ impl Fragment {
         }
     }
 
+    /// [`Fragment::matching`], plus one preference: a Rust type and its `impl` blocks
+    /// share a name, and the bare name means the type (`#Session`, not
+    /// `#struct:Session`); `impl:Session~2` names a block.
+    pub fn designates(&self, decls: &[Declaration]) -> Vec<usize> {
+        let matched = self.matching(decls);
+        if matched.len() > 1 && self.kind.is_none() && self.ordinal.is_none() {
+            let not_impl: Vec<usize> = matched.iter().copied().filter(|&i| decls[i].kind != "impl").collect();
+            if not_impl.len() == 1 {
+                return not_impl;
+            }
+        }
+        matched
+    }
+
     /// Indices of the declarations this fragment designates (before uniqueness).
     pub fn matching(&self, decls: &[Declaration]) -> Vec<usize> {
-        let mut by_name: Vec<usize> = (0..decls.len()).filter(|&i| decls[i].qualified_name == self.name).collect();
+        // Spaces inside parameter lists are layout: `pay(items, tip)` = `pay(items,tip)`.
+        let spaced = self.name.contains(' ');
+        let wanted: std::borrow::Cow<str> =
+            if spaced { self.name.replace(' ', "").into() } else { self.name.as_str().into() };
+        let mut by_name: Vec<usize> = (0..decls.len())
+            .filter(|&i| decls[i].qualified_name == *wanted || (spaced && decls[i].qualified_name.replace(' ', "") == *wanted))
+            .collect();
         if by_name.is_empty() && !self.name.contains('(') {
             // `Mixer.blend` finds `Mixer.blend(first:second:)` when the base name is unique.
             by_name = (0..decls.len())
@@ -160,7 +180,7 @@ pub fn identity_of_kind(kind: &str) -> Option<IdentityKind> {
 pub fn exact_fragment(decls: &[Declaration], i: usize) -> String {
     let d = &decls[i];
     let plain = Fragment { kind: None, name: d.qualified_name.clone(), ordinal: None };
-    if plain.matching(decls) == [i] {
+    if plain.designates(decls) == [i] {
         return plain.to_string();
     }
     let kinded = Fragment { kind: Some(d.kind.clone()), name: d.qualified_name.clone(), ordinal: None };
