@@ -888,6 +888,30 @@ pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> 
     None
 }
 
+/// How the anchors written in one doc stand (for context packs and status bars).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct AnchorTally {
+    pub total: u32,
+    /// stale, moved, renamed, moved-renamed.
+    pub stale: u32,
+    /// lost and invalid.
+    pub lost: u32,
+}
+
+/// Resolves every anchor of `doc` (its text `src`) and tallies the states.
+pub fn tally_doc(session: &mut Session, doc: &str, src: &str) -> AnchorTally {
+    let mut t = AnchorTally::default();
+    for a in scan_doc(doc, strip_bom(src)).anchors {
+        t.total += 1;
+        match session.resolve(&a).state {
+            State::Stale | State::Moved | State::Renamed | State::MovedRenamed => t.stale += 1,
+            State::Lost | State::Invalid => t.lost += 1,
+            _ => {}
+        }
+    }
+    t
+}
+
 /// Options of a whole-workspace check.
 #[derive(Default)]
 pub struct CheckOptions<'p> {
