@@ -155,7 +155,7 @@ local ok, err = pcall(function()
     check("pack task is the typed query", last.pack.task and last.pack.task.source == "query", last.pack.task)
     local float_text = table.concat(last.rendered and last.rendered.lines or {}, "\n")
     check("pack float lists src/lang.ts", float_text:find("src/lang.ts", 1, true) ~= nil, float_text)
-    check("pack float shows the tier headings", float_text:find("Primary (", 1, true) ~= nil, float_text)
+    check("pack float shows the tier headings", float_text:find("\n%u%l+ %(%d+%)\n") ~= nil, float_text)
     local qf = vim.fn.getqflist({ title = 1, items = 1 })
     local names = {}
     for _, item in ipairs(qf.items) do

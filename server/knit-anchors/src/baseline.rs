@@ -6,22 +6,33 @@
 //!
 //! | type | layout | length |
 //! |---|---|---|
-//! | declaration | `1` flags fp [body] [sketch(14)] | 14, 26, 28 or 40 |
+//! | declaration | `1` flags wsflags fp [body] [sketch(13)] | 15, 27, 28 or 40 |
 //! | line range | `1` flags fp count(3) | 17 |
 //! | doc section | `1` flags fp | 14 |
 //!
 //! Flags: bits 0–1 type (0 declaration, 1 line range, 2 doc); for declarations bit 2 =
 //! has a matchable body, bit 3 = that body was unique in its file when recorded (stage 3
-//! and 4 are refused otherwise: an identical twin makes any body match a guess), bits 4–5
-//! the coarse identity kind. The 84-bit member sketch of a container lets a stale
-//! container name members whose tokens are not in the baseline.
+//! is refused otherwise: an identical twin makes any body match a guess), bits 4–5 the
+//! coarse identity kind. The workspace flags say what was true of the whole workspace
+//! when recorded: bit 0 = it was indexed completely, bit 1 = no other file had the same
+//! body (else stage 4 is refused), bit 2 = no other file declared the same identity
+//! (else "moved and changed" is refused: a pre-existing namesake is not where the
+//! declaration went). The 78-bit member sketch lets a stale container name members whose
+//! tokens are not in the baseline.
 
 use knit_syntax::fingerprint::{decode_b64, encode_b64};
 use knit_syntax::{Declaration, Fingerprint, IdentityKind};
 
 pub const TITLE_PREFIX: &str = "knit:";
+
+/// Uniqueness across the workspace at record time (see the module header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkspaceFacts {
+    pub body_unique: bool,
+    pub name_unique: bool,
+}
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-const SKETCH_BITS: u32 = 84;
+const SKETCH_BITS: u32 = 78;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Baseline {
@@ -30,6 +41,8 @@ pub enum Baseline {
         body: Option<Fingerprint>,
         body_unique: bool,
         identity: IdentityKind,
+        /// What the workspace looked like when recorded (None: not indexed completely).
+        workspace: Option<WorkspaceFacts>,
         sketch: Option<u128>,
     },
     Lines {
@@ -68,30 +81,41 @@ fn identity_from(bits: u8) -> IdentityKind {
     }
 }
 
-/// The sketch bit of one member.
-pub fn member_bit(name: &str, fp: &Fingerprint) -> u128 {
+/// The sketch bits of one member: a 3-hash Bloom filter (for a 5-member class a
+/// changed member goes unnoticed ~0.3 % of the time; with 1 bit it would be ~6 %).
+pub fn member_bits(name: &str, fp: &Fingerprint) -> u128 {
     let mut h = blake3::Hasher::new();
     h.update(name.as_bytes());
     h.update(&fp.0);
     let b = h.finalize();
-    let n = u64::from_le_bytes(b.as_bytes()[..8].try_into().unwrap_or([0; 8]));
-    1u128 << (n % u64::from(SKETCH_BITS))
+    let bytes = b.as_bytes();
+    (0..3).fold(0u128, |acc, k| {
+        let n = u64::from_le_bytes(bytes[k * 8..k * 8 + 8].try_into().unwrap_or([0; 8]));
+        acc | (1u128 << (n % u64::from(SKETCH_BITS)))
+    })
+}
+
+/// True when the member's tokens are (probably) in the baseline's sketch.
+pub fn sketch_has(sketch: u128, name: &str, fp: &Fingerprint) -> bool {
+    let bits = member_bits(name, fp);
+    sketch & bits == bits
 }
 
 impl Baseline {
     /// The baseline of a declaration as it is now. `body_unique`: no other declaration
     /// of the same file has the same matchable body.
-    pub fn of_declaration(d: &Declaration, body_unique: bool) -> Baseline {
+    pub fn of_declaration(d: &Declaration, body_unique: bool, workspace: Option<WorkspaceFacts>) -> Baseline {
         let sketch = if d.members.is_empty() {
             None
         } else {
-            Some(d.members.iter().fold(0u128, |acc, (n, fp)| acc | member_bit(n, fp)))
+            Some(d.members.iter().fold(0u128, |acc, (n, fp)| acc | member_bits(n, fp)))
         };
         Baseline::Declaration {
             fingerprint: d.fingerprint,
             body: d.matchable_body(),
             body_unique,
             identity: d.identity,
+            workspace,
             sketch,
         }
     }
@@ -99,7 +123,7 @@ impl Baseline {
     pub fn encode(&self) -> String {
         let mut s = String::from("1");
         match self {
-            Baseline::Declaration { fingerprint, body, body_unique, identity, sketch } => {
+            Baseline::Declaration { fingerprint, body, body_unique, identity, workspace, sketch } => {
                 let mut bits = 0u8;
                 if body.is_some() {
                     bits |= 1 << 2;
@@ -109,15 +133,20 @@ impl Baseline {
                 }
                 bits |= identity_bits(*identity) << 4;
                 s.push(flag_char(bits));
+                let ws = match workspace {
+                    None => 0,
+                    Some(w) => 1 | (u8::from(w.body_unique) << 1) | (u8::from(w.name_unique) << 2),
+                };
+                s.push(flag_char(ws));
                 s.push_str(&fingerprint.encode());
                 if let Some(b) = body {
                     s.push_str(&b.encode());
                 }
                 if let Some(sk) = sketch {
-                    // 84 bits: the low 10.5 bytes; encode 12 bytes, drop the 2 leading chars.
+                    // 78 bits: encode the low 12 bytes (16 chars), keep the last 13.
                     let bytes = sk.to_be_bytes();
                     let enc = encode_b64(&bytes[4..16]);
-                    s.push_str(&enc[2..]);
+                    s.push_str(&enc[3..]);
                 }
             }
             Baseline::Lines { fingerprint, count } => {
@@ -142,11 +171,13 @@ impl Baseline {
             return None;
         }
         let bits = flag_bits(b[1])?;
-        let fingerprint = Fingerprint::decode(s.get(2..14)?)?;
         match bits & 3 {
             0 => {
+                let ws = flag_bits(*b.get(2)?)?;
+                let workspace = (ws & 1 != 0).then_some(WorkspaceFacts { body_unique: ws & 2 != 0, name_unique: ws & 4 != 0 });
+                let fingerprint = Fingerprint::decode(s.get(3..15)?)?;
                 let has_body = bits & (1 << 2) != 0;
-                let mut rest = s.get(14..)?;
+                let mut rest = s.get(15..)?;
                 let body = if has_body {
                     let fp = Fingerprint::decode(rest.get(..12)?)?;
                     rest = rest.get(12..)?;
@@ -156,8 +187,8 @@ impl Baseline {
                 };
                 let sketch = match rest.len() {
                     0 => None,
-                    14 => {
-                        let bytes = decode_b64(&format!("AA{rest}"))?;
+                    13 => {
+                        let bytes = decode_b64(&format!("AAA{rest}"))?;
                         let mut full = [0u8; 16];
                         full[4..16].copy_from_slice(bytes.get(..12)?);
                         Some(u128::from_be_bytes(full))
@@ -169,10 +200,12 @@ impl Baseline {
                     body,
                     body_unique: bits & (1 << 3) != 0,
                     identity: identity_from(bits >> 4),
+                    workspace,
                     sketch,
                 })
             }
             1 => {
+                let fingerprint = Fingerprint::decode(s.get(2..14)?)?;
                 let c = s.get(14..17)?;
                 if s.len() != 17 {
                     return None;
@@ -183,7 +216,7 @@ impl Baseline {
                 }
                 Some(Baseline::Lines { fingerprint, count })
             }
-            2 if s.len() == 14 => Some(Baseline::Doc { fingerprint }),
+            2 if s.len() == 14 => Some(Baseline::Doc { fingerprint: Fingerprint::decode(s.get(2..14)?)? }),
             _ => None,
         }
     }
@@ -203,15 +236,24 @@ mod tests {
         let fp = Fingerprint::of_bytes(b"a");
         let body = Fingerprint::of_bytes(b"b");
         let all = [
-            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, identity: IdentityKind::Value, sketch: None },
+            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, identity: IdentityKind::Value, workspace: None, sketch: None },
             Baseline::Declaration {
                 fingerprint: fp,
                 body: Some(body),
                 body_unique: true,
                 identity: IdentityKind::Type,
-                sketch: Some((1 << 83) | 5),
+                workspace: Some(WorkspaceFacts { body_unique: true, name_unique: false }),
+                sketch: Some((1 << 77) | 5),
             },
-            Baseline::Declaration { fingerprint: fp, body: Some(body), body_unique: false, identity: IdentityKind::Module, sketch: None },
+            Baseline::Declaration {
+                fingerprint: fp,
+                body: Some(body),
+                body_unique: false,
+                identity: IdentityKind::Module,
+                workspace: Some(WorkspaceFacts { body_unique: false, name_unique: true }),
+                sketch: None,
+            },
+            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, identity: IdentityKind::Type, workspace: None, sketch: Some(1 << 40) },
             Baseline::Lines { fingerprint: fp, count: 4242 },
             Baseline::Doc { fingerprint: fp },
         ];

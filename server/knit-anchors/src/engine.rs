@@ -5,7 +5,7 @@
 //! when some anchor is not found where its link points. Answers that depend on a
 //! repository-wide pass that ran out of budget are `unchecked`, never `lost` or a guess.
 
-use crate::baseline::{baseline_in_title, member_bit, Baseline};
+use crate::baseline::{baseline_in_title, sketch_has, Baseline, WorkspaceFacts};
 use crate::markdown::{self, LineIndex};
 use crate::model::*;
 use crate::source::{DeclCache, ReadError, SourceTree};
@@ -38,6 +38,15 @@ impl Default for CheckConfig {
             repo_max_files: 4000,
         }
     }
+}
+
+/// What a declaration baseline recorded, as the ladder needs it.
+struct Recorded {
+    fingerprint: Fingerprint,
+    body: Option<Fingerprint>,
+    body_unique: bool,
+    identity: knit_syntax::IdentityKind,
+    workspace: Option<WorkspaceFacts>,
 }
 
 /// Files, bytes and time spent; shared by parallel readers.
@@ -357,7 +366,7 @@ impl<'a> Session<'a> {
                         v.members = d
                             .members
                             .iter()
-                            .filter(|(n, fp)| sk & member_bit(n, fp) == 0)
+                            .filter(|(n, fp)| !sketch_has(sk, n, fp))
                             .map(|(n, _)| format!("{}.{}", d.qualified_name, n))
                             .collect();
                         if !v.members.is_empty() {
@@ -419,22 +428,43 @@ impl<'a> Session<'a> {
                 }
             }
         }
-        let Some(Baseline::Declaration { fingerprint, body, body_unique, identity, .. }) = baseline else {
+        let Some(Baseline::Declaration { fingerprint, body, body_unique, identity, workspace, .. }) = baseline else {
             return Verdict::new(State::Invalid, "unknown_file", format!("{path} does not exist"));
         };
-        self.ladder(path, fragment, hinted, fingerprint, body.filter(|_| body_unique), identity)
+        let facts = Recorded { fingerprint, body, body_unique, identity, workspace };
+        self.ladder(path, fragment, hinted, &facts)
+    }
+
+    /// Uniqueness of a declaration across the workspace, for its baseline. None when
+    /// the workspace could not be indexed completely (the budget ran out).
+    fn workspace_facts(&mut self, path: &str, fragment: &Fragment, d: &Declaration) -> Option<WorkspaceFacts> {
+        let repo = self.repo(&[path]);
+        if !repo.complete {
+            return None;
+        }
+        let body_unique = match d.matchable_body() {
+            None => false,
+            Some(b) => repo.by_body.get(&b).is_none_or(|v| {
+                v.iter().all(|&(fi, di)| repo.files[fi].0 == path || repo.files[fi].1.declarations[di].identity != d.identity)
+            }),
+        };
+        let name_unique = repo.by_simple_name.get(&strip_labels(d.simple_name())).is_none_or(|files| {
+            files.iter().all(|&fi| {
+                let (p, syn) = &repo.files[fi];
+                p == path || fragment.designates(&syn.declarations).iter().all(|&di| syn.declarations[di].identity != d.identity)
+            })
+        });
+        Some(WorkspaceFacts { body_unique, name_unique })
     }
 
     /// Stages 2–5 of the ladder.
-    fn ladder(
-        &mut self,
-        path: &str,
-        fragment: &Fragment,
-        hinted: Option<Arc<FileSyntax>>,
-        fingerprint: Fingerprint,
-        body: Option<Fingerprint>,
-        identity: knit_syntax::IdentityKind,
-    ) -> Verdict {
+    fn ladder(&mut self, path: &str, fragment: &Fragment, hinted: Option<Arc<FileSyntax>>, rec: &Recorded) -> Verdict {
+        let Recorded { fingerprint, identity, workspace, .. } = *rec;
+        // Stage 3 needs a body that was unique in its file, stage 4 one that was unique
+        // in the workspace, when recorded: an identical twin makes a body match a guess.
+        let body = rec.body.filter(|_| rec.body_unique);
+        let body_elsewhere_trusted = workspace.is_some_and(|w| w.body_unique);
+        let namesake_trusted = workspace.is_some_and(|w| w.name_unique);
         let old = fragment.name.clone();
         let repo = self.repo(&[path]);
         if !repo.complete {
@@ -470,6 +500,8 @@ impl<'a> Session<'a> {
                     }
                 }
             }
+        }
+        if let Some(bfp) = rec.body.filter(|_| rec.body_unique && body_elsewhere_trusted) {
             if let Some(list) = repo.by_body.get(&bfp) {
                 for &(fi, di) in list {
                     let (p, syn) = &repo.files[fi];
@@ -528,6 +560,18 @@ impl<'a> Session<'a> {
             }
         }
         match (stage2.len(), stage4.len()) {
+            (1, 0) if !namesake_trusted => {
+                let c = cand(stage2[0].0, stage2[0].1);
+                Verdict::new(
+                    State::Lost,
+                    "ambiguous",
+                    format!(
+                        "`{old}` is gone from {path}; {} already declared `{}` when the doc was reviewed, so it is not known to be where it went",
+                        c.path, c.symbol
+                    ),
+                )
+                .with_candidates(vec![c])
+            }
             (1, 0) => {
                 let now = now_at(stage2[0].0, stage2[0].1);
                 let mut v = Verdict::new(
@@ -693,7 +737,10 @@ impl<'a> Session<'a> {
                             return Err(Verdict::new(State::Unchecked, "parse_error", "the declaration has a syntax error"));
                         }
                         let unique = body_unique(&syn.declarations, i);
-                        Ok((Baseline::of_declaration(d, unique), Some(now_of(&path, &syn.declarations, i))))
+                        let now = now_of(&path, &syn.declarations, i);
+                        let d = d.clone();
+                        let ws = self.workspace_facts(&path, &fragment, &d);
+                        Ok((Baseline::of_declaration(&d, unique, ws), Some(now)))
                     }
                     _ => {
                         let mut unrecorded = a.clone();

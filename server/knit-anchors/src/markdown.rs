@@ -138,7 +138,8 @@ pub fn scan(src: &str) -> DocScan {
                     text.push_str(&t);
                 }
             }
-            Event::Code(code) => {
+            // Inside a link the code span is link text (often a converted mention).
+            Event::Code(code) if link_stack.is_empty() => {
                 if let Some(m) = parse_mention(&code) {
                     out.mentions.push(Mention { line: lines.line_of(range.start), span: range.clone(), path: m.0, start: m.1, end: m.2 });
                 }
@@ -365,6 +366,13 @@ mod tests {
         assert_eq!(scan.mentions.len(), 1);
         assert_eq!((scan.mentions[0].start, scan.mentions[0].end), (3, 9));
         assert_eq!(scan.headings[0].slug, "guide");
+        // A converted mention is link text, not a mention any more.
+        let converted = scan_str("[`src/a.ts:3-9`](src/a.ts#L3-L9)\n");
+        assert!(converted.mentions.is_empty());
+    }
+
+    fn scan_str(s: &str) -> DocScan {
+        super::scan(s)
     }
 
     #[test]

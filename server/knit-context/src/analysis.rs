@@ -182,62 +182,77 @@ pub fn identifier_parts(run: &str) -> Vec<&str> {
 }
 
 fn word_is_indexable(word: &str) -> bool {
-    let count = word.chars().count();
+    let count = if word.is_ascii() { word.len() } else { word.chars().count() };
     (2..=MAX_WORD_CHARS).contains(&count)
         && word.chars().any(|c| c.is_alphabetic())
         && !is_stop_word(word)
 }
 
 /// Calls `sink` for every index term of `text`, in order. CJK grams are all emitted.
+/// Spans are in characters (the task side uses them to remove overlapping grams).
 pub fn for_each_term(text: &str, mut sink: impl FnMut(TermOccurrence)) {
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    let mut iter = text.char_indices().peekable();
+    let mut char_pos = 0usize;
+    let mut cjk_run: Vec<char> = Vec::new();
+    while let Some(&(byte, c)) = iter.peek() {
         if is_cjk(c) {
-            let start = i;
-            while i < chars.len() && is_cjk(chars[i]) {
-                i += 1;
+            cjk_run.clear();
+            let start = char_pos;
+            while let Some(&(_, c)) = iter.peek() {
+                if !is_cjk(c) {
+                    break;
+                }
+                cjk_run.push(c);
+                iter.next();
+                char_pos += 1;
             }
-            let run = &chars[start..i];
             for n in [2usize, 3] {
-                if run.len() < n {
+                if cjk_run.len() < n {
                     continue;
                 }
-                for k in 0..=(run.len() - n) {
-                    sink(TermOccurrence {
-                        term: run[k..k + n].iter().collect(),
-                        char_start: start + k,
-                        char_end: start + k + n,
-                        is_cjk: true,
-                    });
+                for k in 0..=(cjk_run.len() - n) {
+                    sink(TermOccurrence { term: cjk_run[k..k + n].iter().collect(), char_start: start + k, char_end: start + k + n, is_cjk: true });
                 }
             }
         } else if is_word_char(c) {
-            let start = i;
-            while i < chars.len() && is_word_char(chars[i]) {
-                i += 1;
+            let start_char = char_pos;
+            let start_byte = byte;
+            let mut end_byte = byte;
+            let mut needs_split = false;
+            let mut prev_lower = false;
+            while let Some(&(b, c)) = iter.peek() {
+                if !is_word_char(c) {
+                    break;
+                }
+                needs_split |= c == '_' || (prev_lower && c.is_uppercase()) || (c.is_uppercase() && end_byte > start_byte && !prev_lower);
+                prev_lower = c.is_lowercase() || c.is_ascii_digit();
+                end_byte = b + c.len_utf8();
+                iter.next();
+                char_pos += 1;
             }
-            let run: String = chars[start..i].iter().collect();
+            let run = &text[start_byte..end_byte];
             let trimmed = run.trim_matches('_');
-            if trimmed.chars().count() > MAX_WORD_CHARS {
+            if trimmed.len() > MAX_WORD_CHARS * 4 || trimmed.chars().count() > MAX_WORD_CHARS {
                 continue;
             }
-            let whole = trimmed.to_lowercase();
+            let whole = if trimmed.bytes().any(|b| b.is_ascii_uppercase()) || !trimmed.is_ascii() { trimmed.to_lowercase() } else { trimmed.to_string() };
             if word_is_indexable(&whole) {
-                sink(TermOccurrence { term: whole.clone(), char_start: start, char_end: i, is_cjk: false });
+                sink(TermOccurrence { term: whole.clone(), char_start: start_char, char_end: char_pos, is_cjk: false });
             }
-            let parts = identifier_parts(trimmed);
-            if parts.len() > 1 {
-                for part in parts {
-                    let lower = part.to_lowercase();
-                    if lower != whole && word_is_indexable(&lower) {
-                        sink(TermOccurrence { term: lower, char_start: start, char_end: i, is_cjk: false });
+            if needs_split {
+                let parts = identifier_parts(trimmed);
+                if parts.len() > 1 {
+                    for part in parts {
+                        let lower = part.to_lowercase();
+                        if lower != whole && word_is_indexable(&lower) {
+                            sink(TermOccurrence { term: lower, char_start: start_char, char_end: char_pos, is_cjk: false });
+                        }
                     }
                 }
             }
         } else {
-            i += 1;
+            iter.next();
+            char_pos += 1;
         }
     }
 }

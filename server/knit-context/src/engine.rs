@@ -649,21 +649,19 @@ impl ContextEngine {
 
         // tiers
         let rules = TierRules { limit, ..Default::default() };
-        let allowed_paths: HashSet<String> = self
-            .index
-            .records()
-            .filter(|(slot, r)| eligible[*slot as usize] && !open_set.contains(r.path.as_str()) && !pinned_set.contains(r.path.as_str()))
-            .map(|(_, r)| r.path.clone())
-            .collect();
-        let focused_ref = focused.as_deref();
-        let graph = {
-            if self.graph.is_none() {
-                let records: Vec<&FileRecord> = self.index.records().map(|(_, r)| r).collect();
-                self.graph = Some(relations::build_graph(&records));
-            }
-            self.graph.as_ref().cloned().unwrap_or_default()
+        let allowed = |path: &str| -> bool {
+            !open_set.contains(path) && !pinned_set.contains(path) && self.index.slot_of(path).is_some_and(|slot| eligible.get(slot as usize).copied().unwrap_or(false))
         };
-        let (mut placements, mut truncated) = tiers::assemble(&hits, &graph, focused_ref, &|p: &str| allowed_paths.contains(p), &rules);
+        let focused_ref = focused.as_deref();
+        // the graph is rebuilt only after the index changed; packs borrow it
+        let graph = match self.graph.take() {
+            Some(graph) => graph,
+            None => {
+                let records: Vec<&FileRecord> = self.index.records().map(|(_, r)| r).collect();
+                relations::build_graph(&records)
+            }
+        };
+        let (mut placements, mut truncated) = tiers::assemble(&hits, &graph, focused_ref, &allowed, &rules);
         truncated += candidates.saturating_sub(considered.len());
 
         let mut degraded = None;
@@ -675,7 +673,7 @@ impl ContextEngine {
             };
             degraded = Some(Degraded { reason: if source == "none" { "noTask".into() } else { "tooFewTerms".into() }, detail });
             let placed: HashSet<String> = placements.iter().map(|p| p.path.clone()).collect();
-            let mut recent: Vec<&FileRecord> = self.index.records().filter(|(_, r)| allowed_paths.contains(&r.path) && !placed.contains(&r.path)).map(|(_, r)| r).collect();
+            let mut recent: Vec<&FileRecord> = self.index.records().filter(|(_, r)| allowed(&r.path) && !placed.contains(&r.path)).map(|(_, r)| r).collect();
             recent.sort_by(|a, b| b.mtime_ms.cmp(&a.mtime_ms).then(a.path.cmp(&b.path)));
             let room = limit.saturating_sub(placements.len());
             truncated = recent.len().saturating_sub(room);
@@ -770,6 +768,7 @@ impl ContextEngine {
             let _ = fsio::write_json(&self.state_dir.join("session.json"), &self.epochs);
         }
 
+        self.graph = Some(graph);
         let stats = Stats {
             collected,
             excluded,

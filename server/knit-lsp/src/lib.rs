@@ -10,7 +10,31 @@
 //! - [`analysis`] / [`diagnostics`]: doc reports and their LSP diagnostics;
 //! - [`document`] / [`position`]: ropes, versions, UTF-8/UTF-16 positions;
 //! - [`overlay`] / [`folder`]: open buffers over the disk, one engine per folder;
+//! - [`transport`]: input hardening (malformed frames get an error, never end the server);
 //! - `handlers/`: one file per LSP method.
+//!
+//! # Protocol surface (editor clients rely on it)
+//!
+//! - Capabilities: `positionEncoding` (`utf-8` when offered in
+//!   `general.positionEncodings`, else `utf-16`), incremental sync with save, hover,
+//!   definition, references, completion (triggers `( / # .`), code actions (quickfix,
+//!   source, refactor), code lens, workspace folders, `executeCommandProvider`, and
+//!   `experimental.knit = { contextPack: true, didRead: true, status: true }`.
+//! - Diagnostics (`source: "knit"`), `code`: `stale`, `moved`, `renamed`,
+//!   `moved-renamed`, `lost`, `invalid`, `unchecked`, `unrecorded`, `broken-link`,
+//!   `mention`; on code buffers `will-go-stale`. `data` = `{kind: "anchor", anchorId,
+//!   state, reason, dest, now, candidates, version}` | `{kind: "broken-link", path}` |
+//!   `{kind: "mention", suggestion}`.
+//! - Commands: `knit.recordFile [uri]`, `knit.checkWorkspace` (→ counts),
+//!   `knit.contextPack [params]?`, `knit.pin|knit.unpin|knit.exclude|knit.restore [path|uri]`,
+//!   `knit.showReferences [uri, position, locations]` (code lens); with
+//!   `initializationOptions.uniqueCommandIds` advertised as `<id>/<instance>`, both accepted.
+//! - Custom: request `knit/contextPack` (DESIGN 4.4), notifications `knit/didRead {uri}`
+//!   (client → server) and `knit/status` (server → client: counts by state,
+//!   `brokenLinks`, `mentions`, `docs`, `scanned`).
+//! - Settings (`initializationOptions`, `workspace/didChangeConfiguration`, plain or under
+//!   `knit`): `diagnostics.workspace` (bool, default true), `diagnostics.severity.<code>`
+//!   (`error|warning|information|hint|off`), `uniqueCommandIds` (bool).
 
 pub mod analysis;
 pub mod commands;

@@ -114,7 +114,7 @@ fn run_folder(f: &FolderJob, job: &PassJob, total: usize, done: &mut usize) -> F
     };
     for (rel, text) in full {
         *done += 1;
-        if *done % 16 == 0 {
+        if (*done).is_multiple_of(16) {
             report_progress(*done);
         }
         handled.insert(rel.clone());

@@ -18,7 +18,7 @@ pub fn start(client: Client, seq: u64) -> mpsc::UnboundedSender<(usize, usize)> 
         let progress = client.progress(token, "knit: checking docs").with_percentage(0).begin().await;
         let mut last = 0;
         while let Some((done, total)) = rx.recv().await {
-            let pct = if total == 0 { 100 } else { (done * 100 / total).min(100) as u32 };
+            let pct = (done * 100).checked_div(total).unwrap_or(100).min(100) as u32;
             if pct != last {
                 last = pct;
                 progress.report_with_message(format!("{done}/{total} docs"), pct).await;

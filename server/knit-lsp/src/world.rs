@@ -282,7 +282,9 @@ impl World {
             let root = knit_workspace::find_root(path.parent()?);
             self.folders.push(FolderState::new(Folder::open(&root)));
             if self.initialized {
-                self.folders.last_mut().map(|f| f.scan = true);
+                if let Some(f) = self.folders.last_mut() {
+                    f.scan = true;
+                }
             }
             return locate(self.folders.iter().map(|f| &*f.folder), uri);
         }
@@ -295,6 +297,8 @@ impl World {
         match kind {
             FileKind::Markdown => {
                 f.dirty_docs.insert(rel.clone());
+                // Docs anchored to this one (paired docs) depend on it like on code.
+                f.dirty_code.insert(rel.clone());
                 self.schedule(DOC_DELAY);
             }
             _ => {
@@ -379,7 +383,8 @@ impl World {
             }
             match FileKind::of(&rel, None) {
                 FileKind::Markdown => {
-                    f.dirty_docs.insert(rel);
+                    f.dirty_docs.insert(rel.clone());
+                    f.dirty_code.insert(rel);
                 }
                 _ => {
                     f.dirty_code.insert(rel);

@@ -231,3 +231,23 @@ async fn stale_anchors_are_confirmed_and_hover_says_what_changed() {
     c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p) == ["broken-link"]).await;
     c.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn editing_a_paired_doc_turns_its_doc_anchors_stale() {
+    let (_tmp, root) = workspace("basic");
+    record_docs_on_disk(&root, "docs/guide.md");
+    let guide = read(&root, "docs/guide.md");
+    assert!(guide.contains("(arch.md \"knit:"), "{guide}");
+    let c = Client::start(&root).await;
+    let guide_uri = uri(&root, "docs/guide.md");
+    c.open(&guide_uri, &guide).await;
+    c.diagnostics_where(&guide_uri, |p| p["version"] == 1 && codes(p).is_empty()).await;
+    // Edit the target doc in its (unsaved) buffer: the anchor on it goes stale.
+    let arch_uri = uri(&root, "docs/arch.md");
+    let arch = read(&root, "docs/arch.md");
+    c.open(&arch_uri, &arch).await;
+    c.change_full(&arch_uri, 2, &arch.replace("sums line items", "adds up the line items")).await;
+    let p = c.diagnostics_where(&guide_uri, |p| codes(p) == ["stale"]).await;
+    assert!(p["diagnostics"][0]["message"].as_str().unwrap().contains("docs/arch.md changed"), "{p:#}");
+    c.shutdown().await;
+}

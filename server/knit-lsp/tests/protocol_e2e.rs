@@ -60,13 +60,12 @@ async fn a_rapid_burst_of_changes_ends_in_the_final_state() {
     c.diagnostics_codes(&doc, &["broken-link", "unrecorded", "unrecorded", "unrecorded", "unrecorded", "unrecorded"]).await;
     // Type "Typo" into the fragment `subtotal` one char at a time, then a sentence.
     let mut version = 1;
-    let mut at = text.find("#subtotal").unwrap() + "#subtotal".len();
-    for ch in "Typo".chars() {
+    let start = text.find("#subtotal").unwrap() + "#subtotal".len();
+    for (at, ch) in (start..).zip("Typo".chars()) {
         let p = position(&text, at, false);
         version += 1;
         c.change(&doc, version, json!({ "start": p, "end": p }), &ch.to_string()).await;
         text.insert(at, ch);
-        at += 1;
     }
     for i in 0..40 {
         let p = position(&text, text.len(), false);

@@ -315,20 +315,19 @@ impl AnchorFacts for DocAnchorFacts<'_> {
             return *hit;
         }
         let report = check(self.tree, self.decls, &self.cfg, &[doc_path.to_string()], &CheckOptions::default());
-        let counts = (!report.anchors.is_empty()).then(|| counts_of(&report.anchors));
+        let counts = report.skipped_docs.is_empty().then(|| counts_of(&report.anchors));
         self.memo.borrow_mut().insert(doc_path.to_string(), counts);
         counts
     }
 }
 
-/// `stale` counts anchors whose code changed since review (also when it moved or was
-/// renamed on the way); `lost` those whose code is gone.
+/// `{total, stale, lost}` counted as the language server counts them for
+/// `knit/contextPack`, so both faces give the same pack.
 fn counts_of(anchors: &[AnchorReport]) -> AnchorCounts {
     let mut c = AnchorCounts { total: anchors.len() as u32, stale: 0, lost: 0 };
     for a in anchors {
         match a.state {
             State::Stale => c.stale += 1,
-            State::Moved | State::Renamed | State::MovedRenamed if a.detail.changed => c.stale += 1,
             State::Lost => c.lost += 1,
             _ => {}
         }

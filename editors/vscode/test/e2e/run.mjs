@@ -99,6 +99,7 @@ fs.writeFileSync(
 
 let server;
 let browser;
+let page;
 try {
   if (!check("knit binary exists", fs.existsSync(knit), knit)) throw new Error("no knit");
   if (!check("code-server exists", codeServer && fs.existsSync(codeServer), codeServer)) throw new Error("no code-server");
@@ -135,7 +136,7 @@ try {
     executablePath: chromiumPath,
     args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
-  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
   await page.waitForSelector(".monaco-workbench", { timeout: TIMEOUT });
   check("the workbench loads", true);
@@ -234,6 +235,7 @@ try {
   }
   console.log(`# screenshots in ${shots}`);
 } catch (e) {
+  await page?.screenshot({ path: path.join(shots, "failure.png") }).catch(() => {});
   check("e2e run completed", false, e && e.stack ? e.stack : String(e));
 } finally {
   await browser?.close().catch(() => {});

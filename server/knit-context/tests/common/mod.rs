@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use knit_context::{ContextEngine, EngineOptions, NoAnchorFacts, PackParams, PackResult, QueryParam, TaskInput};
+use knit_context::{ContextEngine, EngineOptions, ImportRef, NoAnchorFacts, PackParams, PackResult, QueryParam, TaskInput};
 use tempfile::TempDir;
 
 pub struct Workspace {
@@ -80,4 +80,28 @@ pub fn strings(v: &serde_json::Value) -> Vec<String> {
 
 pub fn all_items(result: &PackResult) -> Vec<&knit_context::Item> {
     result.pinned.iter().chain(&result.primary).chain(&result.supporting).chain(&result.related).chain(&result.more).collect()
+}
+
+/// Test double for the syntax layer (`knit_syntax::imports` is not in the workspace yet):
+/// reads single-line `import … from './x'` statements. The engine only sees the signature.
+pub fn fake_imports(_path: &str, source: &str) -> Vec<ImportRef> {
+    source
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let spec = line.strip_prefix("import ")?.rsplit_once(" from ")?.1.trim().trim_matches(|c| c == '\'' || c == '"' || c == ';');
+            Some(ImportRef { specifier: spec.to_string(), line: i as u32 + 1 })
+        })
+        .collect()
+}
+
+/// Copies a fixture folder into a fresh workspace.
+pub fn copy_tree(from: &Path, ws: &Workspace) {
+    for entry in ignore::WalkBuilder::new(from).hidden(false).build().flatten() {
+        if entry.file_type().is_some_and(|t| t.is_file()) {
+            if let Ok(rel) = entry.path().strip_prefix(from) {
+                ws.write(&rel.to_string_lossy(), std::fs::read(entry.path()).expect("read fixture"));
+            }
+        }
+    }
 }

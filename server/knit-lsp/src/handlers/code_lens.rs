@@ -15,8 +15,9 @@ pub fn code_lens(snap: &Snapshot, uri: &Uri) -> Option<Vec<CodeLens>> {
     let loc = snap.file(uri)?;
     let text = &loc.text.text;
     let ix: &LineIndex = &loc.text.index;
-    // (line, column, name) → describing links
-    let mut groups: BTreeMap<(u32, u32, String), Vec<(String, u32, Location)>> = BTreeMap::new();
+    // (line, column, name) → describing links (doc, line, location)
+    type Links = Vec<(String, u32, Location)>;
+    let mut groups: BTreeMap<(u32, u32, String), Links> = BTreeMap::new();
     for d in describers(snap, loc.folder, loc.fi, &loc.rel) {
         let name = d.now.symbol.clone().unwrap_or_else(|| {
             let [s, e] = d.now.lines.unwrap_or([d.now.line, d.now.line]);

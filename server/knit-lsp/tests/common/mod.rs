@@ -50,12 +50,21 @@ fn copy_dir(from: &Path, to: &Path) {
 /// Writes baselines into every unrecorded anchor of `doc` on disk (test setup, through
 /// the core, not the server).
 pub fn record_on_disk(root: &Path, doc: &str) {
+    record_with(root, doc, false)
+}
+
+/// Same, also turning links to Markdown files into recorded doc anchors.
+pub fn record_docs_on_disk(root: &Path, doc: &str) {
+    record_with(root, doc, true)
+}
+
+fn record_with(root: &Path, doc: &str, include_docs: bool) {
     let tree = knit_workspace::DiskTree::new(root);
     let cache = knit_anchors::DeclCache::default();
     let mut session = knit_anchors::Session::new(&tree, &cache, knit_anchors::CheckConfig::default());
     let path = root.join(doc);
     let src = std::fs::read_to_string(&path).unwrap();
-    let (edits, _) = knit_anchors::edit::record(&mut session, doc, &src, false);
+    let (edits, _) = knit_anchors::edit::record(&mut session, doc, &src, include_docs);
     std::fs::write(&path, knit_anchors::edit::apply_edits(&src, &edits)).unwrap();
 }
 
