@@ -181,3 +181,32 @@ fn changed_limits_the_check_to_targets_git_reports() {
     assert_eq!(ws.check_json(&["--changed", "HEAD"]).1["anchors"].as_array().unwrap().len(), 1);
     assert_eq!(ws.knit(&["check", "--changed", "no-such-rev"]).status.code(), Some(2));
 }
+
+#[test]
+fn pack_prints_the_context_pack_object_with_anchor_freshness() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/example");
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(knit_bin())
+        .args(["pack", "--format", "json", "--query", "which resolver does an anchor use", "--root"])
+        .arg(&root)
+        .env("KNIT_CACHE_DIR", cache.path())
+        .env("KNIT_STATE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["task", "epoch", "stats", "pinned", "primary", "supporting", "related", "more"] {
+        assert!(pack.get(key).is_some(), "missing {key}: {pack}");
+    }
+    assert_eq!(pack["task"]["source"], "query");
+    let all: Vec<&serde_json::Value> = ["primary", "supporting", "related", "more"]
+        .iter()
+        .flat_map(|t| pack[*t].as_array().unwrap().iter())
+        .collect();
+    assert_eq!(pack["primary"].as_array().unwrap().len(), 1, "{pack}");
+    let arch = all.iter().find(|i| i["path"] == "docs/architecture.md").expect("the architecture doc is packed");
+    // Counted by the anchor engine: 1 stale + 1 moved-renamed, nothing lost, 6 anchors.
+    assert_eq!(arch["anchors"], serde_json::json!({"total": 6, "stale": 2, "lost": 0}));
+    // No scores anywhere: reasons are facts.
+    assert!(!out.stdout.windows(5).any(|w| w == b"score"));
+}

@@ -945,16 +945,24 @@ pub struct AnchorTally {
     pub lost: u32,
 }
 
+impl AnchorTally {
+    /// Counts one anchor. The doc no longer says what the code does when the anchor is
+    /// stale, moved or renamed (`stale`); it points nowhere when lost or invalid (`lost`).
+    pub fn add(&mut self, state: State) {
+        self.total += 1;
+        match state {
+            State::Stale | State::Moved | State::Renamed | State::MovedRenamed => self.stale += 1,
+            State::Lost | State::Invalid => self.lost += 1,
+            _ => {}
+        }
+    }
+}
+
 /// Resolves every anchor of `doc` (its text `src`) and tallies the states.
 pub fn tally_doc(session: &mut Session, doc: &str, src: &str) -> AnchorTally {
     let mut t = AnchorTally::default();
     for a in scan_doc(doc, strip_bom(src)).anchors {
-        t.total += 1;
-        match session.resolve(&a).state {
-            State::Stale | State::Moved | State::Renamed | State::MovedRenamed => t.stale += 1,
-            State::Lost | State::Invalid => t.lost += 1,
-            _ => {}
-        }
+        t.add(session.resolve(&a).state);
     }
     t
 }

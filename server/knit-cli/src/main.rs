@@ -5,6 +5,7 @@
 mod bench;
 mod check;
 mod output;
+mod pack;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -46,6 +47,8 @@ enum Command {
     /// Benchmarks (see README "Benchmarks").
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// A context pack: the few files worth reading for a task (DESIGN 4).
+    Pack(pack::PackArgs),
     /// The language server on stdio (`--stdio` is accepted: clients append it).
     Lsp { #[arg(long)] stdio: bool },
 }
@@ -66,6 +69,9 @@ fn main() -> ExitCode {
         Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&cli.global, a),
         Command::Bench(b) => bench::run(&cli.global, b),
         Command::Lsp { .. } => knit_lsp::run_stdio().map(|()| 0),
+        Command::Pack(a) => check::Workspace::open(&cli.global)
+            .and_then(|ws| pack::run(a, &ws, cli.global.format == Format::Json))
+            .map(|code| code.clamp(0, 255) as u8),
     };
     match result {
         Ok(code) => ExitCode::from(code),

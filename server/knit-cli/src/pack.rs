@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use knit_context::{ContextEngine, EngineOptions, Item, Kind, NoAnchorFacts, OpenBuffer, PackParams, PackResult, QueryParam, TaskInput};
+use crate::check::Workspace;
+use knit_context::{ContextEngine, EngineOptions, Item, Kind, OpenBuffer, PackParams, PackResult, QueryParam, TaskInput, TreeAnchorFacts};
 
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct PackArgs {
@@ -63,7 +64,8 @@ fn open_buffers(root: &Path, files: &[PathBuf]) -> Result<Vec<OpenBuffer>, Strin
     Ok(buffers)
 }
 
-pub fn run(args: &PackArgs, root: &Path, json: bool) -> anyhow::Result<i32> {
+pub fn run(args: &PackArgs, ws: &Workspace, json: bool) -> anyhow::Result<i32> {
+    let root: &Path = &ws.root;
     let kinds = match parse_kinds(&args.kinds) {
         Ok(k) => k,
         Err(message) => {
@@ -89,10 +91,10 @@ pub fn run(args: &PackArgs, root: &Path, json: bool) -> anyhow::Result<i32> {
         _ => Some(QueryParam::Conversation(args.query.clone())),
     };
     let params = PackParams { query, focus: None, kinds: if kinds.is_empty() { None } else { Some(kinds) }, limit: args.limit };
-    // Anchor freshness per doc comes from the anchor engine once it exposes per-document
-    // counts; until then items carry no `anchors` field rather than invented numbers.
     let mut engine = ContextEngine::open(&root, EngineOptions::default())?;
-    let result = engine.pack(&params, &TaskInput { buffers }, &NoAnchorFacts)?;
+    // Doc items report their anchors' freshness, counted by the anchor engine.
+    let facts = TreeAnchorFacts::new(&ws.tree, &ws.cache, ws.config.check_config());
+    let result = engine.pack(&params, &TaskInput { buffers }, &facts)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {

@@ -181,6 +181,22 @@ pub fn identifier_parts(run: &str) -> Vec<&str> {
     parts
 }
 
+/// Folds English plurals onto the singular (`transactions` → `transaction`, `entries` →
+/// `entry`) so a question's wording and the code's naming meet; words ending in `ss`,
+/// `us`, `is` and short words stay as they are.
+pub fn fold_plural(word: String) -> String {
+    let n = word.len();
+    if n <= 3 || !word.is_ascii() || !word.ends_with('s') || word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
+        return word;
+    }
+    if let Some(stem) = word.strip_suffix("ies") {
+        if stem.len() >= 2 {
+            return format!("{stem}y");
+        }
+    }
+    word[..n - 1].to_string()
+}
+
 fn word_is_indexable(word: &str) -> bool {
     let count = if word.is_ascii() { word.len() } else { word.chars().count() };
     (2..=MAX_WORD_CHARS).contains(&count)
@@ -235,7 +251,7 @@ pub fn for_each_term(text: &str, mut sink: impl FnMut(TermOccurrence)) {
             if trimmed.len() > MAX_WORD_CHARS * 4 || trimmed.chars().count() > MAX_WORD_CHARS {
                 continue;
             }
-            let whole = if trimmed.bytes().any(|b| b.is_ascii_uppercase()) || !trimmed.is_ascii() { trimmed.to_lowercase() } else { trimmed.to_string() };
+            let whole = fold_plural(if trimmed.bytes().any(|b| b.is_ascii_uppercase()) || !trimmed.is_ascii() { trimmed.to_lowercase() } else { trimmed.to_string() });
             if word_is_indexable(&whole) {
                 sink(TermOccurrence { term: whole.clone(), char_start: start_char, char_end: char_pos, is_cjk: false });
             }
@@ -243,7 +259,7 @@ pub fn for_each_term(text: &str, mut sink: impl FnMut(TermOccurrence)) {
                 let parts = identifier_parts(trimmed);
                 if parts.len() > 1 {
                     for part in parts {
-                        let lower = part.to_lowercase();
+                        let lower = fold_plural(part.to_lowercase());
                         if lower != whole && word_is_indexable(&lower) {
                             sink(TermOccurrence { term: lower, char_start: start_char, char_end: char_pos, is_cjk: false });
                         }

@@ -43,7 +43,8 @@ pub struct EngineOptions {
     pub cache_dir: Option<PathBuf>,
     /// Base state folder (default `$KNIT_STATE_DIR` or the platform state dir + `knit`).
     pub state_dir: Option<PathBuf>,
-    /// Syntax-tree import extraction (`knit_syntax::imports`); `None` = no `imports` relations.
+    /// Import extraction, by default from the syntax tree (`knit_syntax::imports`);
+    /// `None` = no `imports` relations.
     pub import_extractor: Option<ImportExtractor>,
     /// A pack rescans the workspace when the last scan is older than this; `None` = only on
     /// open and through `file_changed` / `file_removed` / `refresh`.
@@ -58,7 +59,7 @@ impl Default for EngineOptions {
         EngineOptions {
             cache_dir: None,
             state_dir: None,
-            import_extractor: None,
+            import_extractor: Some(relations::syntax_imports),
             rescan_interval: Some(Duration::from_secs(30)),
             index_threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4),
             max_file_bytes: fsio::MAX_FILE_BYTES,

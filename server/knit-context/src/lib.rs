@@ -16,9 +16,11 @@
 //! - [`tiers`]: the pure tier assembly;
 //! - [`control`]: pins, exclusions, read evidence, epochs;
 //! - [`fsio`]: every file-system access;
-//! - [`wire`]: the `knit/contextPack` shapes.
+//! - [`wire`]: the `knit/contextPack` shapes;
+//! - [`anchor_facts`]: doc freshness from the anchor engine.
 
 pub mod analysis;
+pub mod anchor_facts;
 pub mod classify;
 pub mod control;
 pub mod engine;
@@ -31,6 +33,7 @@ pub mod task;
 pub mod tiers;
 pub mod wire;
 
+pub use anchor_facts::TreeAnchorFacts;
 pub use classify::{Kind, Role};
 pub use engine::{AnchorFacts, ContextEngine, EngineOptions, IndexStats, NoAnchorFacts, RankedFile, Ranking, RefreshReport};
 pub use relations::{ImportExtractor, ImportRef};

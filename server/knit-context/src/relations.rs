@@ -25,9 +25,14 @@ pub struct ImportRef {
     pub line: u32,
 }
 
-/// `fn(path, source) -> imports`, supplied by the caller (the CLI/LSP pass
-/// `knit_syntax::imports`); `None` disables the `imports` relation.
+/// `fn(path, source) -> imports`. The default is [`syntax_imports`]; `None` disables the
+/// `imports` relation; tests may substitute a double.
 pub type ImportExtractor = fn(&str, &str) -> Vec<ImportRef>;
+
+/// Imports from the syntax tree (TS/TSX/JS/Swift/… as `knit-syntax` supports them).
+pub fn syntax_imports(path: &str, source: &str) -> Vec<ImportRef> {
+    knit_syntax::imports(path, source).into_iter().map(|i| ImportRef { specifier: i.specifier, line: i.line }).collect()
+}
 
 /// One directed edge. `from` is the file holding the mention.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -195,7 +195,8 @@ pub fn select_terms(sources: &[Source], n_files: usize, doc_freq: &mut dyn FnMut
         let df = doc_freq(term);
         // absent terms cannot rank; terms in more than half of the files say nothing about
         // which file the task is about (their Robertson IDF would be negative)
-        if df == 0 || (n_files >= 4 && df as usize * 2 > n_files) {
+        // (in a handful of files IDF alone orders terms; dropping would leave nothing)
+        if df == 0 || (n_files >= 12 && df as usize * 2 > n_files) {
             continue;
         }
         let idf = (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();

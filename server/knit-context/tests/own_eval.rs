@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use knit_context::{ContextEngine, EngineOptions, NoAnchorFacts, OpenBuffer, PackParams, QueryParam, TaskInput};
+use knit_context::{ContextEngine, NoAnchorFacts, OpenBuffer, PackParams, QueryParam, TaskInput};
 
 fn fixture_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/context")
@@ -19,7 +19,8 @@ fn own_eval_on_the_tally_project() {
     let cases: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("cases.json")).expect("cases.json")).expect("json");
     let ws = Workspace::new();
     copy_tree(&dir.join("corpus"), &ws);
-    let mut engine = ContextEngine::open(ws.path(), EngineOptions { import_extractor: Some(fake_imports), ..ws.options() }).expect("open");
+    // default options: imports come from the real syntax layer (knit_syntax::imports)
+    let mut engine = ContextEngine::open(ws.path(), ws.options()).expect("open");
 
     let (mut top1, mut rr, mut in_pack, mut in_pack_total) = (0, 0.0, 0, 0);
     let query_cases = cases["cases"].as_array().expect("cases");
@@ -73,7 +74,8 @@ fn own_eval_on_the_tally_project() {
     }
     println!("own eval, open buffers: next files in tiers {open_found}/{open_total}");
 
-    assert!(top1 * 100 >= n * 80, "own-eval top-1 regressed: {top1}/{n}");
-    assert!(in_pack * 100 >= in_pack_total * 85, "own-eval tier recall regressed: {in_pack}/{in_pack_total}");
-    assert!(open_found * 100 >= open_total * 80, "open-buffer recall regressed: {open_found}/{open_total}");
+    // floors = what this engine achieves today (19/22, 29/29, 14/15); lower means a regression
+    assert!(top1 >= 19, "own-eval top-1 regressed: {top1}/{n}");
+    assert_eq!(in_pack, in_pack_total, "own-eval tier recall regressed");
+    assert!(open_found + 1 >= open_total, "open-buffer recall regressed: {open_found}/{open_total}");
 }

@@ -146,8 +146,7 @@ try {
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ timeout: TIMEOUT });
     await input.fill(`>${command}`);
-    await page.waitForTimeout(400);
-    await page.keyboard.press("Enter");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().click({ timeout: TIMEOUT });
   };
 
   // open the doc with quick open
@@ -156,8 +155,7 @@ try {
   const quick = page.locator(".quick-input-widget input");
   await quick.waitFor({ timeout: TIMEOUT });
   await quick.fill("docs/architecture.md");
-  await page.waitForTimeout(800);
-  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "architecture.md" }).first().click({ timeout: TIMEOUT });
   await page.waitForSelector(".monaco-editor .view-lines", { timeout: TIMEOUT });
 
   // Problems view: knit's diagnostic on the stale anchor

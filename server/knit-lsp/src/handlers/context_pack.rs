@@ -8,7 +8,6 @@
 use crate::folder::{ContextSlot, Folder};
 use crate::server::Backend;
 use crate::snapshot::Snapshot;
-use knit_anchors::State;
 use knit_context::{AnchorCounts, AnchorFacts, ContextEngine, EngineOptions, ImportRef, OpenBuffer, PackParams, TaskInput};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -155,16 +154,12 @@ pub async fn pack(b: &Backend, snap: Arc<Snapshot>, params: Value) -> Result<Val
     }
     let mut facts = HashMap::new();
     for (doc, r) in snap.folders[fi].reports.iter() {
-        let mut c = AnchorCounts::default();
+        // The same tally as `knit pack` and the MCP tool (knit_anchors::AnchorTally).
+        let mut t = knit_anchors::AnchorTally::default();
         for a in &r.anchors {
-            c.total += 1;
-            match a.verdict.state {
-                State::Stale => c.stale += 1,
-                State::Lost => c.lost += 1,
-                _ => {}
-            }
+            t.add(a.verdict.state);
         }
-        facts.insert(doc.clone(), c);
+        facts.insert(doc.clone(), AnchorCounts { total: t.total, stale: t.stale, lost: t.lost });
     }
     let folder = snap.folders[fi].folder.clone();
     let result = b
