@@ -32,6 +32,24 @@ step "knit checks its own docs" ./target/debug/knit check --root "$ROOT"
 if [ -f tests/formatter/run.sh ]; then
   step "formatter invariance (prettier on real TypeScript)" bash tests/formatter/run.sh "$ROOT/target/debug/knit"
 fi
+# A real VS Code (code-server) for the extension's end-to-end test: installed when the
+# workplace's installer is present (CI has ../shared beside the checkout) and we are
+# root, or used from $CODE_SERVER. KNIT_SKIP_VSCODE_E2E=1 skips it.
+if [ -z "${CODE_SERVER:-}" ] && [ -z "${KNIT_SKIP_VSCODE_E2E:-}" ] && [ "$(id -u)" = "0" ]; then
+  installer="$ROOT/../shared/tools/install-code-server.sh"
+  prefix="${KNIT_CODE_SERVER_PREFIX:-/opt/knit-code-server}"
+  if [ -x "$prefix/node_modules/.bin/code-server" ]; then
+    export CODE_SERVER="$prefix/node_modules/.bin/code-server"
+  elif [ -f "$installer" ]; then
+    echo "==> installing code-server and chromium for the VS Code end-to-end test"
+    if bash "$installer" "$prefix" && { command -v chromium >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; then
+      export CODE_SERVER="$prefix/node_modules/.bin/code-server"
+    else
+      echo "==> code-server install failed: the VS Code end-to-end test cannot run"
+      failed=$((failed + 1))
+    fi
+  fi
+fi
 if [ -f editors/test.sh ]; then
   step "editor clients" bash editors/test.sh "$ROOT/target/debug/knit"
 fi

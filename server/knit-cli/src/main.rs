@@ -51,6 +51,8 @@ enum Command {
     Pack(pack::PackArgs),
     /// The language server on stdio (`--stdio` is accepted: clients append it).
     Lsp { #[arg(long)] stdio: bool },
+    /// An MCP server on stdio for coding agents: tools check_anchors, context_pack, mark_read.
+    Mcp,
 }
 
 #[derive(Subcommand)]
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&cli.global, a),
         Command::Bench(b) => bench::run(&cli.global, b),
         Command::Lsp { .. } => knit_lsp::run_stdio().map(|()| 0),
+        Command::Mcp => check::Workspace::open(&cli.global).and_then(|ws| knit_mcp::run_stdio(&ws.root)).map(|()| 0),
         Command::Pack(a) => check::Workspace::open(&cli.global)
             .and_then(|ws| pack::run(a, &ws, cli.global.format == Format::Json))
             .map(|code| code.clamp(0, 255) as u8),

@@ -184,17 +184,34 @@ pub fn identifier_parts(run: &str) -> Vec<&str> {
 /// Folds English plurals onto the singular (`transactions` → `transaction`, `entries` →
 /// `entry`) so a question's wording and the code's naming meet; words ending in `ss`,
 /// `us`, `is` and short words stay as they are.
-pub fn fold_plural(word: String) -> String {
+pub fn fold_plural(mut word: String) -> String {
+    fold_plural_in_place(&mut word);
+    word
+}
+
+/// [`fold_plural`] on a buffer the caller reuses (the indexer calls it for every token).
+fn fold_plural_in_place(word: &mut String) {
     let n = word.len();
     if n <= 3 || !word.is_ascii() || !word.ends_with('s') || word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
-        return word;
+        return;
     }
-    if let Some(stem) = word.strip_suffix("ies") {
-        if stem.len() >= 2 {
-            return format!("{stem}y");
-        }
+    if word.ends_with("ies") && n - 3 >= 2 {
+        word.truncate(n - 3);
+        word.push('y');
+        return;
     }
-    word[..n - 1].to_string()
+    word.truncate(n - 1);
+}
+
+/// Lowercases `from` into `into` (cleared first), as `str::to_lowercase` would.
+fn lowercase_into(from: &str, into: &mut String) {
+    into.clear();
+    if from.is_ascii() {
+        into.push_str(from);
+        into.make_ascii_lowercase();
+    } else {
+        into.push_str(&from.to_lowercase());
+    }
 }
 
 fn word_is_indexable(word: &str) -> bool {
@@ -204,12 +221,30 @@ fn word_is_indexable(word: &str) -> bool {
         && !is_stop_word(word)
 }
 
+/// A term as [`for_each_term_ref`] reports it: borrowed from the scanner's buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermRef<'t> {
+    pub term: &'t str,
+    pub char_start: usize,
+    pub char_end: usize,
+    pub is_cjk: bool,
+}
+
 /// Calls `sink` for every index term of `text`, in order. CJK grams are all emitted.
 /// Spans are in characters (the task side uses them to remove overlapping grams).
 pub fn for_each_term(text: &str, mut sink: impl FnMut(TermOccurrence)) {
+    for_each_term_ref(text, |t| sink(TermOccurrence { term: t.term.to_string(), char_start: t.char_start, char_end: t.char_end, is_cjk: t.is_cjk }));
+}
+
+/// [`for_each_term`] without an allocation per term: the terms are built in buffers that
+/// live for the whole call. The index tokenizes every file through this (a cold index of a
+/// large workspace analyses millions of tokens), so it must stay cheap.
+pub fn for_each_term_ref(text: &str, mut sink: impl FnMut(TermRef<'_>)) {
     let mut iter = text.char_indices().peekable();
     let mut char_pos = 0usize;
     let mut cjk_run: Vec<char> = Vec::new();
+    let mut whole = String::new();
+    let mut part_buf = String::new();
     while let Some(&(byte, c)) = iter.peek() {
         if is_cjk(c) {
             cjk_run.clear();
@@ -227,7 +262,9 @@ pub fn for_each_term(text: &str, mut sink: impl FnMut(TermOccurrence)) {
                     continue;
                 }
                 for k in 0..=(cjk_run.len() - n) {
-                    sink(TermOccurrence { term: cjk_run[k..k + n].iter().collect(), char_start: start + k, char_end: start + k + n, is_cjk: true });
+                    whole.clear();
+                    whole.extend(&cjk_run[k..k + n]);
+                    sink(TermRef { term: &whole, char_start: start + k, char_end: start + k + n, is_cjk: true });
                 }
             }
         } else if is_word_char(c) {
@@ -251,17 +288,19 @@ pub fn for_each_term(text: &str, mut sink: impl FnMut(TermOccurrence)) {
             if trimmed.len() > MAX_WORD_CHARS * 4 || trimmed.chars().count() > MAX_WORD_CHARS {
                 continue;
             }
-            let whole = fold_plural(if trimmed.bytes().any(|b| b.is_ascii_uppercase()) || !trimmed.is_ascii() { trimmed.to_lowercase() } else { trimmed.to_string() });
+            lowercase_into(trimmed, &mut whole);
+            fold_plural_in_place(&mut whole);
             if word_is_indexable(&whole) {
-                sink(TermOccurrence { term: whole.clone(), char_start: start_char, char_end: char_pos, is_cjk: false });
+                sink(TermRef { term: &whole, char_start: start_char, char_end: char_pos, is_cjk: false });
             }
             if needs_split {
                 let parts = identifier_parts(trimmed);
                 if parts.len() > 1 {
                     for part in parts {
-                        let lower = fold_plural(part.to_lowercase());
-                        if lower != whole && word_is_indexable(&lower) {
-                            sink(TermOccurrence { term: lower, char_start: start_char, char_end: char_pos, is_cjk: false });
+                        lowercase_into(part, &mut part_buf);
+                        fold_plural_in_place(&mut part_buf);
+                        if part_buf != whole && word_is_indexable(&part_buf) {
+                            sink(TermRef { term: &part_buf, char_start: start_char, char_end: char_pos, is_cjk: false });
                         }
                     }
                 }
@@ -296,35 +335,52 @@ pub fn task_occurrences(text: &str) -> Vec<TermOccurrence> {
 }
 
 /// The tantivy side of the analyzer: the same terms, as a token stream.
+///
+/// Holds its token buffer between calls (tantivy keeps one tokenizer per field and
+/// indexing thread): the strings of the previous text are overwritten in place, so a
+/// document's tokens cost no allocation once the buffer has grown.
 #[derive(Clone, Default)]
-pub struct KnitTokenizer;
-
-pub struct KnitTokenStream {
+pub struct KnitTokenizer {
     tokens: Vec<tantivy::tokenizer::Token>,
+}
+
+pub struct KnitTokenStream<'a> {
+    tokens: &'a mut [tantivy::tokenizer::Token],
     cursor: usize,
 }
 
-impl tantivy::tokenizer::Tokenizer for KnitTokenizer {
-    type TokenStream<'a> = KnitTokenStream;
+/// Token buffers above this many entries are not kept after a huge file.
+const KEEP_TOKENS: usize = 1 << 16;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> KnitTokenStream {
-        let mut tokens = Vec::new();
-        for_each_term(text, |occurrence| {
-            let position = tokens.len();
-            tokens.push(tantivy::tokenizer::Token {
-                // Offsets are only needed for highlighting, which knit does from line ranges.
-                offset_from: 0,
-                offset_to: 0,
-                position,
-                text: occurrence.term,
-                position_length: 1,
-            });
+impl tantivy::tokenizer::Tokenizer for KnitTokenizer {
+    type TokenStream<'a> = KnitTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> KnitTokenStream<'a> {
+        if self.tokens.len() > KEEP_TOKENS {
+            self.tokens.truncate(KEEP_TOKENS);
+            self.tokens.shrink_to_fit();
+        }
+        let tokens = &mut self.tokens;
+        let mut count = 0usize;
+        for_each_term_ref(text, |occurrence| {
+            if count == tokens.len() {
+                tokens.push(tantivy::tokenizer::Token::default());
+            }
+            let token = &mut tokens[count];
+            // Offsets are only needed for highlighting, which knit does from line ranges.
+            token.offset_from = 0;
+            token.offset_to = 0;
+            token.position = count;
+            token.position_length = 1;
+            token.text.clear();
+            token.text.push_str(occurrence.term);
+            count += 1;
         });
-        KnitTokenStream { tokens, cursor: 0 }
+        KnitTokenStream { tokens: &mut tokens[..count], cursor: 0 }
     }
 }
 
-impl tantivy::tokenizer::TokenStream for KnitTokenStream {
+impl tantivy::tokenizer::TokenStream for KnitTokenStream<'_> {
     fn advance(&mut self) -> bool {
         if self.cursor < self.tokens.len() {
             self.cursor += 1;
@@ -369,6 +425,20 @@ mod tests {
         assert!(terms.contains(&"对比".to_string()), "{terms:?}");
         assert!(terms.contains(&"上下文".to_string()), "{terms:?}");
         assert!(!terms.iter().any(|t| t == "我们" || t == "们的" || t == "的对" || t == "比和"), "{terms:?}");
+    }
+
+    #[test]
+    fn the_tokenizer_reuses_its_buffer_and_matches_the_terms() {
+        use tantivy::tokenizer::{TokenStream, Tokenizer};
+        let mut tokenizer = KnitTokenizer::default();
+        for text in ["AnchorResolver.resolve Entries use_synced_value 相关性", "short", "", "ÉCOLE Straße entries"] {
+            let mut stream = tokenizer.token_stream(text);
+            let mut seen = Vec::new();
+            while stream.advance() {
+                seen.push(stream.token().text.clone());
+            }
+            assert_eq!(seen, terms_of(text), "{text}");
+        }
     }
 
     #[test]

@@ -211,7 +211,7 @@ fn prepare(walked: &WalkedFile, root: &Path, text_override: Option<&str>, extrac
         let head = markdown::code_head(&text, &name);
         record.summary = head.summary;
         if let Some(extract) = extractor {
-            record.imports = extract(rel, &text);
+            record.imports = relations::relative_imports(extract, rel, &text);
         }
         (name.clone(), dir, passages::split(&text, Kind::Code, 0))
     };

@@ -4,19 +4,18 @@
 //!   disk tree ([`knit_workspace::DiskTree`]), with `knit.toml` budgets, `--changed` via
 //!   git, and the previous states kept for anchors a budget left unchecked.
 //! - `context_pack` = `knit/contextPack`: the context engine ([`knit_context::ContextEngine`]),
-//!   opened on first use and kept for the session; doc items carry anchor counts computed
-//!   by the anchor engine for just the docs that appear in the pack.
+//!   opened on first use and kept for the session; doc items carry anchor counts from
+//!   [`knit_context::TreeAnchorFacts`] (the anchor engine's tally, as in `knit pack`).
 //! - `mark_read` = `knit/didRead`: read evidence for the packs' lifecycle marks.
 //!
 //! A tool that fails reports `isError: true` with the reason (MCP tool-error convention);
 //! a panic inside an engine is caught, reported the same way, and the engine reopened.
 
 use crate::ServerOptions;
-use knit_anchors::{check, AnchorReport, CheckConfig, CheckOptions, CheckReport, DeclCache, State};
-use knit_context::{AnchorCounts, AnchorFacts, ContextEngine, EngineOptions, ImportRef, OpenBuffer, PackParams, PackResult, TaskInput};
+use knit_anchors::{check, CheckOptions, CheckReport, DeclCache, State};
+use knit_context::{ContextEngine, EngineOptions, ImportRef, OpenBuffer, PackParams, PackResult, TaskInput, TreeAnchorFacts};
 use knit_workspace::{cache_dir_for, changed_files, Config, DiskDeclStore, DiskTree, SourceTree, StateStore};
 use serde_json::{json, Value};
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -253,7 +252,9 @@ impl Tools {
             }
         }
         let input = TaskInput { buffers };
-        let facts = DocAnchorFacts { tree: &tree, decls: &self.decls, cfg, memo: RefCell::new(HashMap::new()) };
+        // Doc items report their anchors' freshness, tallied by the anchor engine exactly
+        // as `knit pack` and the language server tally it.
+        let facts = TreeAnchorFacts::new(&tree, &self.decls, cfg);
         let engine = match open_engine(&mut self.engine, &root, &self.options) {
             Ok(e) => e,
             Err(e) => return ToolOutcome::error(format!("cannot open the context index: {e:#}")),
@@ -300,41 +301,6 @@ fn open_engine<'e>(slot: &'e mut Option<ContextEngine>, root: &Path, options: &S
     Ok(slot.as_mut().expect("opened above"))
 }
 
-/// Anchor counts of the docs a pack mentions, checked lazily one doc at a time (a pack
-/// touches a handful of docs; a whole-workspace check per pack would be wasted work).
-struct DocAnchorFacts<'a> {
-    tree: &'a DiskTree,
-    decls: &'a DeclCache,
-    cfg: CheckConfig,
-    memo: RefCell<HashMap<String, Option<AnchorCounts>>>,
-}
-
-impl AnchorFacts for DocAnchorFacts<'_> {
-    fn anchor_counts(&self, doc_path: &str) -> Option<AnchorCounts> {
-        if let Some(hit) = self.memo.borrow().get(doc_path) {
-            return *hit;
-        }
-        let report = check(self.tree, self.decls, &self.cfg, &[doc_path.to_string()], &CheckOptions::default());
-        let counts = report.skipped_docs.is_empty().then(|| counts_of(&report.anchors));
-        self.memo.borrow_mut().insert(doc_path.to_string(), counts);
-        counts
-    }
-}
-
-/// `{total, stale, lost}` counted as the language server counts them for
-/// `knit/contextPack`, so both faces give the same pack.
-fn counts_of(anchors: &[AnchorReport]) -> AnchorCounts {
-    let mut c = AnchorCounts { total: anchors.len() as u32, stale: 0, lost: 0 };
-    for a in anchors {
-        match a.state {
-            State::Stale => c.stale += 1,
-            State::Lost => c.lost += 1,
-            _ => {}
-        }
-    }
-    c
-}
-
 fn check_summary(report: &CheckReport, docs: usize, changed_only: bool) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for a in &report.anchors {
@@ -353,7 +319,7 @@ fn check_summary(report: &CheckReport, docs: usize, changed_only: bool) -> Strin
     if !report.complete {
         out.push_str(&format!(
             " — INCOMPLETE: the {} budget ran out, {} anchor(s) unchecked",
-            report.budget.limit.as_deref().unwrap_or("check"),
+            report.budget.limit.unwrap_or("check"),
             report.unchecked_anchor_ids.len()
         ));
     }

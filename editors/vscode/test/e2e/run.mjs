@@ -193,14 +193,25 @@ try {
   await palette("Show or Focus Hover");
   let hover = "";
   try {
-    await page.locator(".monaco-hover").getByText("pathLanguage").first().waitFor({ timeout: TIMEOUT });
+    await page.locator(".monaco-hover:visible", { hasText: "pathLanguage" }).first().waitFor({ timeout: TIMEOUT });
   } catch {
     // reported below
   }
-  hover = await page.locator(".monaco-hover").first().innerText().catch(() => "");
+  hover = (await page.locator(".monaco-hover:visible").allInnerTexts().catch(() => [])).join("\n");
   await page.screenshot({ path: path.join(shots, "hover.png") });
-  check("hover on the renamed anchor shows pathLanguage", hover.includes("pathLanguage"), hover);
+  check("hover on the renamed anchor shows pathLanguage", hover.includes("pathLanguage") && hover.includes("src/util/paths.ts"), hover);
   await page.keyboard.press("Escape");
+
+  // Knit: Check workspace — counts in a notification
+  await palette("Knit: Check workspace");
+  const toasts = page.locator(".notifications-toasts");
+  try {
+    await toasts.getByText(/knit: .*stale/).first().waitFor({ timeout: TIMEOUT });
+  } catch {
+    // reported below
+  }
+  const toastText = await toasts.innerText().catch(() => "");
+  check("Knit: Check workspace reports the counts", /knit: .*1 stale/.test(toastText), toastText);
 
   // Context Pack view in the explorer
   await palette("Knit: Show context pack");
@@ -218,8 +229,26 @@ try {
   viewText = await view.first().innerText().catch(() => "");
   await page.screenshot({ path: path.join(shots, "context-pack.png") });
   check("Context Pack view lists items", /lang\.ts/.test(viewText), viewText);
-  check("Context Pack view shows tiers", /Primary/i.test(viewText), viewText);
+  check("Context Pack view shows tiers", /(Primary|Supporting|Related)\s*\d/.test(viewText), viewText);
   check("Context Pack view shows the task", /language registry lookup/.test(viewText), viewText);
+
+  // pin the first item with its inline action: it moves to the Pinned section
+  const row = view.locator(".monaco-list-row").filter({ hasText: /^1\./ }).first();
+  if (await row.count()) {
+    const pinnedName = ((await row.innerText()).match(/^1\.\s*(\S+?\.(?:ts|md))/) ?? [])[1] ?? "?";
+    await row.hover();
+    await row.locator('.action-label[aria-label="Pin to context pack"]').first().click({ timeout: TIMEOUT });
+    try {
+      await view.getByText(/^Pinned/).first().waitFor({ timeout: TIMEOUT });
+    } catch {
+      // reported below
+    }
+    const afterPin = await view.first().innerText().catch(() => "");
+    check("pinning an item (inline action) adds a Pinned section", /Pinned\s*1/.test(afterPin) && afterPin.includes(pinnedName), { pinnedName, afterPin });
+    await page.screenshot({ path: path.join(shots, "pinned.png") });
+  } else {
+    check("pinning an item (inline action) adds a Pinned section", false, viewText);
+  }
 
   // click the first item: it opens at its passage
   const firstItem = view.locator(".monaco-list-row").filter({ hasText: /^1\./ }).first();
@@ -237,8 +266,16 @@ try {
   check("e2e run completed", false, e && e.stack ? e.stack : String(e));
 } finally {
   await browser?.close().catch(() => {});
-  if (server) server.kill("SIGTERM");
-  fs.rmSync(tmp, { recursive: true, force: true });
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server.once("exit", r));
+    server.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  }
+  try {
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  } catch (e) {
+    console.log(`# could not remove ${tmp}: ${e.message}`);
+  }
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
