@@ -122,8 +122,11 @@ fn filler_bigrams() -> &'static HashSet<&'static str> {
     SET.get_or_init(|| CJK_FILLER_BIGRAMS.iter().copied().collect())
 }
 
+/// Longest stop word in bytes: longer words skip the hash look-up (most identifiers).
+const LONGEST_STOP_WORD: usize = 10;
+
 pub fn is_stop_word(word: &str) -> bool {
-    english_stop_words().contains(word)
+    word.len() <= LONGEST_STOP_WORD && english_stop_words().contains(word)
 }
 
 /// A CJK gram that is a cross-word fragment or filler rather than a topic word.
@@ -439,6 +442,11 @@ mod tests {
             }
             assert_eq!(seen, terms_of(text), "{text}");
         }
+    }
+
+    #[test]
+    fn no_stop_word_is_longer_than_the_look_up_bound() {
+        assert!(english_stop_words().iter().all(|w| w.len() <= LONGEST_STOP_WORD));
     }
 
     #[test]

@@ -42,9 +42,10 @@ pub fn is_relative_specifier(specifier: &str) -> bool {
 
 /// 1-based lines of the string literals in `source` that could hold a relative specifier:
 /// a quote (`'`, `"` or a backquote) followed by `./`, `..`, or an escape that may
-/// unescape to the dot or slash (`\u002e/…`, `.\/…`; see `knit_syntax`'s `unescape`). Every relative specifier the syntax layer reports is the content of
-/// such a literal (TS/JS strings, Go strings; the other languages name modules, not paths),
-/// so this is a superset: it only decides how much of the file must be parsed.
+/// unescape to the dot or slash (`\u002e/…`, `.\/…`; see `knit_syntax`'s `unescape`).
+/// Every relative specifier the syntax layer reports is the content of such a literal
+/// (TS/JS strings, Go strings; the other languages name modules, not paths), so this is a
+/// superset: it only decides how much of the file must be parsed.
 fn relative_literal_lines(source: &str) -> Vec<u32> {
     let bytes = source.as_bytes();
     let mut out = Vec::new();
