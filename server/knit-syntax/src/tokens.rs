@@ -64,35 +64,51 @@ impl Tok {
 pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules) -> Vec<Tok> {
     let mut out = Vec::new();
     let mut stack = vec![root];
+    // One cursor for the whole walk: a cursor per node would allocate per node.
+    let mut cursor = root.walk();
+    let mut kids: Vec<Node> = Vec::new();
     while let Some(node) = stack.pop() {
-        match rules.rule(node, src) {
-            NodeRule::Skip => {}
+        let rule = rules.rule(node, src);
+        let drop_delimiters = matches!(rule, NodeRule::DropDelimiters);
+        match rule {
+            NodeRule::Skip => continue,
             NodeRule::Emit(tok) => {
-                out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: Some(tok.into()), verbatim: true })
+                out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: Some(tok.into()), verbatim: true });
+                continue;
             }
-            NodeRule::DropDelimiters => {
-                // `Node::child(i)` walks siblings from the start; a cursor is linear.
-                let kids: Vec<Node> = node.children(&mut node.walk()).collect();
-                if kids.len() >= 2 {
-                    stack.extend(kids[1..kids.len() - 1].iter().rev().copied());
-                }
+            NodeRule::Descend | NodeRule::DropDelimiters => {}
+        }
+        if node.child_count() == 0 {
+            if node.is_missing() || drop_delimiters {
+                continue;
             }
-            NodeRule::Descend => {
-                if node.child_count() == 0 {
-                    if node.is_missing() {
-                        continue;
-                    }
-                    let raw = src.get(node.byte_range()).unwrap_or("");
-                    let verbatim = is_string_content(node.kind());
-                    if !raw.trim().is_empty() || (verbatim && !raw.is_empty()) {
-                        out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: None, verbatim });
-                    }
-                } else {
-                    let kids: Vec<Node> = node.children(&mut node.walk()).collect();
-                    stack.extend(kids.into_iter().rev());
+            let raw = src.get(node.byte_range()).unwrap_or("");
+            let verbatim = is_string_content(node.kind());
+            if !raw.trim().is_empty() || (verbatim && !raw.is_empty()) {
+                out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: None, verbatim });
+            }
+            continue;
+        }
+        kids.clear();
+        cursor.reset(node);
+        if cursor.goto_first_child() {
+            loop {
+                kids.push(cursor.node());
+                if !cursor.goto_next_sibling() {
+                    break;
                 }
             }
         }
+        // Redundant parentheses: every child but the first and the last.
+        let range = if drop_delimiters {
+            if kids.len() < 2 {
+                continue;
+            }
+            1..kids.len() - 1
+        } else {
+            0..kids.len()
+        };
+        stack.extend(kids[range].iter().rev().copied());
     }
     out
 }
@@ -185,7 +201,9 @@ impl TokenSink {
 /// True for comment nodes of any grammar (`comment`, `line_comment`, `block_comment`,
 /// `multiline_comment`, `html_comment`…).
 pub(crate) fn is_comment(node: Node) -> bool {
-    node.kind().contains("comment")
+    // Comments are "extra" nodes in every grammar knit ships; the flag is a cheap test
+    // that spares a string search on every other node.
+    node.is_extra() && node.kind().contains("comment")
 }
 
 /// Collapses runs of whitespace into one space and trims (JSX text, signatures).
