@@ -237,7 +237,7 @@ pub fn select_terms(sources: &[Source], n_files: usize, doc_freq: &mut dyn FnMut
                 .spans
                 .iter()
                 .copied()
-                .filter(|&(s, a, b)| !claimed.iter().any(|&(cs, ca, cb)| cs == s && a < cb && ca < b))
+                .filter(|&(s, a, b)| !claimed.iter().any(|&(cs, ca, cb)| cs == s && ((ca <= a && b <= cb) || (a <= ca && cb <= b))))
                 .collect();
             if free.is_empty() {
                 continue;

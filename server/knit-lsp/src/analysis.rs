@@ -157,7 +157,7 @@ impl DocReport {
 }
 
 /// Anchors by state over a set of docs (`knit/status`, `knit.checkWorkspace`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counts {
     pub fresh: usize,

@@ -6,22 +6,12 @@ use serde::Serialize;
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::Client;
 
-/// `knit/status` params.
+/// `knit/status` params: the counts, flattened, plus whether the first scan is done.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusParams {
-    pub fresh: usize,
-    pub stale: usize,
-    pub moved: usize,
-    pub renamed: usize,
-    pub moved_renamed: usize,
-    pub lost: usize,
-    pub invalid: usize,
-    pub unrecorded: usize,
-    pub unchecked: usize,
-    pub broken_links: usize,
-    pub mentions: usize,
-    pub docs: usize,
+    #[serde(flatten)]
+    pub counts: Counts,
     /// Every folder's first workspace scan is done.
     pub scanned: bool,
 }
@@ -34,20 +24,6 @@ impl Notification for KnitStatus {
 }
 
 pub async fn status(client: &Client, c: &Counts, scanned: bool) {
-    let p = StatusParams {
-        fresh: c.fresh,
-        stale: c.stale,
-        moved: c.moved,
-        renamed: c.renamed,
-        moved_renamed: c.moved_renamed,
-        lost: c.lost,
-        invalid: c.invalid,
-        unrecorded: c.unrecorded,
-        unchecked: c.unchecked,
-        broken_links: c.broken_links,
-        mentions: c.mentions,
-        docs: c.docs,
-        scanned,
-    };
+    let p = StatusParams { counts: *c, scanned };
     client.send_notification::<KnitStatus>(p).await;
 }
