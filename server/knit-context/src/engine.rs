@@ -647,7 +647,6 @@ impl ContextEngine {
             })
         };
         let hits: Vec<Hit> = considered.iter().filter_map(|&s| hit_for(s)).collect();
-        if std::env::var_os("KNIT_TMP_PROBE").is_some() { for h in hits.iter().take(8) { eprintln!("    hit {:.3} {} t={:?} s={:?} b={:?}", h.score, h.path, h.title_terms, h.summary_terms, h.body_terms); } }
 
         // tiers
         let rules = TierRules { limit, ..Default::default() };

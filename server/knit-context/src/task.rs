@@ -213,7 +213,6 @@ pub fn select_terms(sources: &[Source], n_files: usize, doc_freq: &mut dyn FnMut
         // absent terms cannot rank; terms in more than half of the files say nothing about
         // which file the task is about (their Robertson IDF would be negative)
         // (in a handful of files IDF alone orders terms; dropping would leave nothing)
-        if candidate.is_cjk && candidate.spans.len() < 2 && candidate.weighted < 3.0 { continue; }
         if df == 0 || (n_files >= 12 && df as usize * 2 > n_files) {
             continue;
         }
@@ -238,7 +237,7 @@ pub fn select_terms(sources: &[Source], n_files: usize, doc_freq: &mut dyn FnMut
                 .spans
                 .iter()
                 .copied()
-                .filter(|&(s, a, b)| !claimed.iter().any(|&(cs, ca, cb)| cs == s && ((ca <= a && b <= cb) || (a <= ca && cb <= b))))
+                .filter(|&(s, a, b)| !claimed.iter().any(|&(cs, ca, cb)| cs == s && a < cb && ca < b))
                 .collect();
             if free.is_empty() {
                 continue;
