@@ -210,3 +210,22 @@ fn pack_prints_the_context_pack_object_with_anchor_freshness() {
     // No scores anywhere: reasons are facts.
     assert!(!out.stdout.windows(5).any(|w| w == b"score"));
 }
+
+#[test]
+fn recording_a_paired_doc_does_not_make_anchors_to_it_stale() {
+    let ws = Ws::new();
+    ws.write("src/resolve.ts", RESOLVE);
+    // a.md pairs with b.md's "Resolving" section; b.md anchors code. Both are recorded in
+    // one run, a.md first: b.md gains a baseline after a.md hashed its section.
+    ws.write("docs/a.md", "# Human guide\n\nSee [how resolving works](b.md#resolving).\n");
+    ws.write("docs/b.md", "# Tech notes\n\n## Resolving\n\nThe [resolver](../src/resolve.ts#Resolver.resolve) splits paths.\n");
+    assert_eq!(ws.knit(&["anchors", "record", "--docs"]).status.code(), Some(0));
+    assert!(ws.read("docs/a.md").contains("\"knit:1"));
+    assert!(ws.read("docs/b.md").contains("\"knit:1"));
+    let (code, report) = ws.check_json(&[]);
+    assert_eq!(code, 0, "{report}");
+    // A real edit of the section is still seen.
+    ws.write("docs/b.md", ws.read("docs/b.md").replace("splits paths", "splits paths on slashes"));
+    let (_, report) = ws.check_json(&[]);
+    assert_eq!(states(&report)[0], ("docs/a.md:3".to_string(), "stale".to_string()));
+}

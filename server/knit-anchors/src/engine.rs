@@ -878,8 +878,38 @@ pub fn doc_section(text: &str, slug: Option<&str>) -> Option<(Fingerprint, u32)>
             (h.line as usize - 1, end, h.line)
         }
     };
-    let (fp, _) = lines_fingerprint(lines.get(first..last.min(lines.len()))?);
+    // Baselines written into the section are bookkeeping, not content: recording the
+    // anchors of a paired doc must not make the anchors pointing at it stale.
+    let section: Vec<String> = lines.get(first..last.min(lines.len()))?.iter().map(|l| strip_baselines(l)).collect();
+    let refs: Vec<&str> = section.iter().map(String::as_str).collect();
+    let (fp, _) = lines_fingerprint(&refs);
     Some((fp, line))
+}
+
+/// A line without its `knit:<baseline>` tokens: a title holding only the token goes
+/// whole (` "knit:…"`), otherwise the token and the space before it.
+fn strip_baselines(line: &str) -> String {
+    let prefix = crate::baseline::TITLE_PREFIX;
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(i) = rest.find(prefix) {
+        let tail = &rest[i + prefix.len()..];
+        let end = tail.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))).unwrap_or(tail.len());
+        let before = &rest[..i];
+        let after = &tail[end..];
+        let open = before.chars().last();
+        let close = after.chars().next();
+        let whole_title = matches!((open, close), (Some('"'), Some('"')) | (Some('\''), Some('\'')) | (Some('('), Some(')')));
+        if whole_title {
+            out.push_str(before[..before.len() - 1].trim_end());
+            rest = &after[1..];
+        } else {
+            out.push_str(before.strip_suffix(' ').unwrap_or(before));
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Finds the anchors, plain links and mentions of one doc.
@@ -1111,4 +1141,17 @@ pub fn covering_declaration(decls: &[Declaration], start: u32, end: u32) -> Opti
 /// 1-based line → byte offset helper re-exported for edit code.
 pub fn line_index(src: &str) -> LineIndex {
     LineIndex::new(src)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_baselines;
+
+    #[test]
+    fn baselines_are_not_section_content() {
+        assert_eq!(strip_baselines(r#"See [f](a.ts#f "knit:1MHabc_-9") now"#), "See [f](a.ts#f) now");
+        assert_eq!(strip_baselines(r#"See [f](a.ts#f "Reviewed knit:1MHabc") now"#), r#"See [f](a.ts#f "Reviewed") now"#);
+        assert_eq!(strip_baselines("[r]: a.ts#f 'knit:1x'"), "[r]: a.ts#f");
+        assert_eq!(strip_baselines("no tokens here"), "no tokens here");
+    }
 }

@@ -116,13 +116,19 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
     let anchors = lines.len();
     let cfg = CheckConfig { max_files: u64::MAX, max_bytes: u64::MAX, max_millis: u64::MAX, ..CheckConfig::default() };
     let mut docs = Vec::new();
-    for (n, chunk) in lines.chunks(1000).enumerate() {
-        let doc = format!("docs/anchors-{n:03}.md");
-        let src = format!("# Anchors {n}\n\n{}\n", chunk.join("\n"));
+    let mut recorded = Vec::new();
+    {
         let mut session = Session::new(&tree, &setup_cache, cfg.clone());
-        let (edits, _) = record(&mut session, &doc, &src, false);
-        tree.insert(&doc, apply_edits(&src, &edits));
-        docs.push(doc);
+        for (n, chunk) in lines.chunks(1000).enumerate() {
+            let doc = format!("docs/anchors-{n:03}.md");
+            let src = format!("# Anchors {n}\n\n{}\n", chunk.join("\n"));
+            let (edits, _) = record(&mut session, &doc, &src, false);
+            recorded.push((doc.clone(), apply_edits(&src, &edits)));
+            docs.push(doc);
+        }
+    }
+    for (doc, text) in recorded {
+        tree.insert(&doc, text);
     }
     let opts = CheckOptions::default();
     let threads = rayon::current_num_threads();

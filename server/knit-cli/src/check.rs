@@ -143,9 +143,11 @@ pub fn run_record(global: &GlobalArgs, args: &RecordArgs) -> anyhow::Result<u8> 
     let mut recorded = 0;
     let mut files = 0;
     let mut problems = Vec::new();
+    // One session for every doc: the repository-wide index (for the uniqueness facts of
+    // each baseline) is built once.
+    let mut session = Session::new(&ws.tree, &ws.cache, ws.config.check_config());
     for doc in &docs {
         let Ok((bom, src)) = read_doc(&ws, doc) else { continue };
-        let mut session = Session::new(&ws.tree, &ws.cache, ws.config.check_config());
         let (edits, failed) = record(&mut session, doc, &src, args.docs);
         for (a, v) in failed {
             problems.push(serde_json::json!({"id": a.id, "doc": a.doc, "line": a.line(), "state": v.state.as_str(), "message": v.message}));
