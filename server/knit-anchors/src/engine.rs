@@ -123,6 +123,8 @@ fn strip_bom(s: &str) -> &str {
 struct RepoIndex {
     files: Vec<(String, Arc<FileSyntax>)>,
     by_simple_name: HashMap<String, Vec<usize>>,
+    /// (file, declaration) by exact qualified name: the uniqueness facts of baselines.
+    by_qualified: HashMap<String, Vec<(usize, usize)>>,
     by_body: HashMap<Fingerprint, Vec<(usize, usize)>>,
     complete: bool,
 }
@@ -252,8 +254,10 @@ impl<'a> Session<'a> {
             let files: Vec<(String, Arc<FileSyntax>)> = results.into_iter().flatten().collect();
             let mut by_simple_name: HashMap<String, Vec<usize>> = HashMap::new();
             let mut by_body: HashMap<Fingerprint, Vec<(usize, usize)>> = HashMap::new();
+            let mut by_qualified: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
             for (fi, (_, syn)) in files.iter().enumerate() {
                 for (di, d) in syn.declarations.iter().enumerate() {
+                    by_qualified.entry(d.qualified_name.clone()).or_default().push((fi, di));
                     let e = by_simple_name.entry(strip_labels(d.simple_name())).or_default();
                     if e.last() != Some(&fi) {
                         e.push(fi);
@@ -263,7 +267,7 @@ impl<'a> Session<'a> {
                     }
                 }
             }
-            self.repo = Some(RepoIndex { files, by_simple_name, by_body, complete });
+            self.repo = Some(RepoIndex { files, by_simple_name, by_qualified, by_body, complete });
         }
         self.repo.as_ref().expect("built above")
     }
@@ -448,11 +452,10 @@ impl<'a> Session<'a> {
                 v.iter().all(|&(fi, di)| repo.files[fi].0 == path || repo.files[fi].1.declarations[di].identity != d.identity)
             }),
         };
-        let name_unique = repo.by_simple_name.get(&strip_labels(d.simple_name())).is_none_or(|files| {
-            files.iter().all(|&fi| {
-                let (p, syn) = &repo.files[fi];
-                p == path || fragment.designates(&syn.declarations).iter().all(|&di| syn.declarations[di].identity != d.identity)
-            })
+        // Another file declaring the same qualified name with the same identity kind.
+        let _ = fragment;
+        let name_unique = repo.by_qualified.get(&d.qualified_name).is_none_or(|v| {
+            v.iter().all(|&(fi, di)| repo.files[fi].0 == path || repo.files[fi].1.declarations[di].identity != d.identity)
         });
         Some(WorkspaceFacts { body_unique, name_unique })
     }
@@ -1011,10 +1014,15 @@ pub fn check(tree: &dyn SourceTree, cache: &DeclCache, cfg: &CheckConfig, docs: 
     let mut session = Session::new(tree, cache, cfg.clone());
     let mut report = CheckReport { complete: true, ..Default::default() };
     let mut per_doc: Vec<(DocAnchors, Arc<str>)> = Vec::new();
-    for doc in docs {
-        // Docs are read outside the budget: the budget bounds the code side.
-        match tree.read(doc, cfg.max_file_bytes) {
-            Ok(src) => per_doc.push((scan_doc(doc, strip_bom(&src)), src)),
+    // Docs are read outside the budget (the budget bounds the code side) and scanned in
+    // parallel: scanning is pure.
+    let scanned: Vec<(&String, Result<(DocAnchors, Arc<str>), ReadError>)> = docs
+        .par_iter()
+        .map(|doc| (doc, tree.read(doc, cfg.max_file_bytes).map(|src| (scan_doc(doc, strip_bom(&src)), src))))
+        .collect();
+    for (doc, r) in scanned {
+        match r {
+            Ok(pair) => per_doc.push(pair),
             Err(ReadError::Missing) => report.skipped_docs.push((doc.clone(), "file not found".into())),
             Err(e) => report.skipped_docs.push((doc.clone(), e.to_string())),
         }

@@ -154,6 +154,20 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
     };
     let parse_par = median((0..b.runs).map(|_| parse_all(true)).collect());
     let parse_seq = median((0..b.runs).map(|_| parse_all(false)).collect());
+    // For the breakdown: parse + declarations + fingerprints, one thread, no cache.
+    let extract_seq = median(
+        (0..b.runs)
+            .map(|_| {
+                let t = Instant::now();
+                for (p, text) in &code {
+                    if let Some(l) = Lang::from_path(p) {
+                        std::hint::black_box(knit_syntax::parse(l, text));
+                    }
+                }
+                t.elapsed()
+            })
+            .collect(),
+    );
     // Baseline 2: hashing the same bytes.
     let hash = median(
         (0..b.runs)
@@ -209,6 +223,7 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
     println!("  non-fresh anchors after record (must be 0): {non_fresh}");
     println!("  parse-only pass ({threads} threads): {:>9.1} ms", ms(parse_par));
     println!("  parse-only pass (1 thread):   {:>9.1} ms", ms(parse_seq));
+    println!("  parse + declarations (1 thread):{:>7.1} ms  = {:.2}x parse-only (1 thread)", ms(extract_seq), ms(extract_seq) / ms(parse_seq));
     println!("  cold check:                   {:>9.1} ms  = {:.2}x parse-only ({threads} threads), {:.2}x parse-only (1 thread)", ms(cold), ms(cold) / ms(parse_par), ms(cold) / ms(parse_seq));
     println!("  hashing the same bytes:       {:>9.1} ms", ms(hash));
     println!("  warm re-check (no change):    {:>9.1} ms  = {:.1}x hashing", ms(warm), ms(warm) / ms(hash));

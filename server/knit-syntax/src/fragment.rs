@@ -108,7 +108,7 @@ impl Fragment {
             // `Mixer.blend` finds `Mixer.blend(first:second:)` when the base name is unique.
             by_name = (0..decls.len())
                 .filter(|&i| {
-                    decls[i].identity == IdentityKind::Callable && strip_labels(&decls[i].qualified_name) == self.name
+                    decls[i].identity == IdentityKind::Callable && equal_without_labels(&decls[i].qualified_name, &self.name)
                 })
                 .collect();
         }
@@ -158,6 +158,29 @@ pub fn strip_labels(qualified: &str) -> String {
         }
     }
     out
+}
+
+/// `strip_labels(qualified) == name`, without allocating (this runs for every
+/// declaration of every file that shares a simple name with a fragment).
+fn equal_without_labels(qualified: &str, name: &str) -> bool {
+    if !qualified.contains('(') {
+        return false; // nothing to strip: the exact comparison already failed
+    }
+    let mut want = name.chars();
+    let mut depth = 0;
+    for c in qualified.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth == 0 => {
+                if want.next() != Some(c) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    want.next().is_none()
 }
 
 /// The coarse identity a declaration kind belongs to.
@@ -248,5 +271,9 @@ mod tests {
         assert!(Fragment::parse("f~0").is_err());
         assert!(Fragment::parse("").is_err());
         assert_eq!(strip_labels("A.b(x:y:)"), "A.b");
+        assert!(equal_without_labels("A.b(x:y:)", "A.b"));
+        assert!(!equal_without_labels("A.b(x:y:)", "A.bc"));
+        assert!(!equal_without_labels("A.bc(x:)", "A.b"));
+        assert!(!equal_without_labels("A.b", "A.b"));
     }
 }

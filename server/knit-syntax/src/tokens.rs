@@ -83,7 +83,9 @@ pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules) -> V
                 continue;
             }
             let raw = src.get(node.byte_range()).unwrap_or("");
-            let verbatim = is_string_content(node.kind());
+            // Only named leaves can be string content; anonymous ones are punctuation and
+            // keywords (this test runs for every token).
+            let verbatim = node.is_named() && is_string_content(node.kind());
             if !raw.trim().is_empty() || (verbatim && !raw.is_empty()) {
                 out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: None, verbatim });
             }
