@@ -51,11 +51,17 @@ pub struct Document {
     pub kind: FileKind,
     rope: Rope,
     frozen: Option<Arc<DocText>>,
+    /// 1-based lines of the latest ranged edits, newest last: the context pack weighs
+    /// the task's terms near them more (DESIGN 4.1).
+    recent_edits: Vec<u32>,
 }
+
+/// How many recent edit positions a document remembers.
+const RECENT_EDITS: usize = 16;
 
 impl Document {
     pub fn new(version: i32, kind: FileKind, text: &str) -> Document {
-        Document { version, kind, rope: Rope::from_str(text), frozen: None }
+        Document { version, kind, rope: Rope::from_str(text), frozen: None, recent_edits: Vec::new() }
     }
 
     /// Applies one `didChange` batch in order. A change without a range replaces the
@@ -65,6 +71,12 @@ impl Document {
             match c.range {
                 None => self.rope = Rope::from_str(&c.text),
                 Some(r) => {
+                    let line = r.start.line.saturating_add(1);
+                    self.recent_edits.retain(|&l| l != line);
+                    self.recent_edits.push(line);
+                    if self.recent_edits.len() > RECENT_EDITS {
+                        self.recent_edits.remove(0);
+                    }
                     let start = self.char_at(r.start, enc);
                     let end = self.char_at(r.end, enc).max(start);
                     if start < end {
@@ -78,6 +90,11 @@ impl Document {
         }
         self.version = version;
         self.frozen = None;
+    }
+
+    /// 1-based lines edited recently, newest last.
+    pub fn recent_edit_lines(&self) -> Vec<u32> {
+        self.recent_edits.clone()
     }
 
     /// Replaces the whole text (didOpen of an already open document, reloads).
@@ -159,5 +176,20 @@ mod tests {
         // out of range: clamped, no panic
         d.apply(4, &[change(0, 99, 7, 3, "!")], Encoding::Utf16);
         assert_eq!(&*d.snapshot().text, "😀X!");
+        // the edited lines are remembered for the context pack, newest last, 1-based
+        assert_eq!(d.recent_edit_lines(), vec![2, 1]);
+    }
+
+    #[test]
+    fn recent_edits_are_bounded_and_deduplicated() {
+        let mut d = Document::new(1, FileKind::Markdown, &"x\n".repeat(40));
+        for line in 0..30 {
+            d.apply(line as i32 + 2, &[change(line, 0, line, 0, "y")], Encoding::Utf8);
+        }
+        d.apply(40, &[change(20, 0, 20, 0, "z")], Encoding::Utf8);
+        let recent = d.recent_edit_lines();
+        assert_eq!(recent.len(), RECENT_EDITS);
+        assert_eq!(recent.last(), Some(&21));
+        assert_eq!(recent.iter().filter(|&&l| l == 21).count(), 1);
     }
 }

@@ -30,6 +30,8 @@ pub struct OpenDoc {
     pub text: Arc<DocText>,
     /// Folder index and workspace-relative path (None: outside every folder).
     pub loc: Option<(usize, String)>,
+    /// 1-based lines edited recently (for the context pack's task).
+    pub recent_edit_lines: Vec<u32>,
 }
 
 pub struct FolderSnap {

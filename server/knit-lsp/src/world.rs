@@ -457,7 +457,10 @@ impl World {
                     b.insert(rel.clone(), text.text.clone());
                 }
             }
-            docs.insert(uri.clone(), OpenDoc { uri: uri.clone(), kind: e.doc.kind, text, loc: e.loc.clone() });
+            docs.insert(
+                uri.clone(),
+                OpenDoc { uri: uri.clone(), kind: e.doc.kind, text, loc: e.loc.clone(), recent_edit_lines: e.doc.recent_edit_lines() },
+            );
         }
         let folders = self
             .folders

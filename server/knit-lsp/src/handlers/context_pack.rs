@@ -148,8 +148,9 @@ pub async fn pack(b: &Backend, snap: Arc<Snapshot>, params: Value) -> Result<Val
             text: d.text.text.to_string(),
             focused: buffers.is_empty() && params.focus.is_none(),
             last_focus_or_edit_order: order as u32,
+            // The cursor comes with `params.focus.position` (the engine applies it).
             cursor_line: None,
-            recent_edit_lines: Vec::new(),
+            recent_edit_lines: d.recent_edit_lines.clone(),
         });
     }
     let mut facts = HashMap::new();
