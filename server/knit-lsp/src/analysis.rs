@@ -65,6 +65,23 @@ pub struct DocReport {
     pub mentions: Vec<MentionResult>,
 }
 
+/// An anchor that cannot be checked now (its code mid-edit, or out of budget) keeps
+/// its last known state (DESIGN 1.3): it is said in the verdict and its message.
+fn keep_previous_state(mut now: Verdict, before: &Verdict) -> Verdict {
+    if now.state == State::Unchecked {
+        let previous = if before.state == State::Unchecked {
+            before.previous_state.clone()
+        } else {
+            Some(before.state.as_str().to_string())
+        };
+        if let Some(p) = &previous {
+            now.message = format!("{} (last checked: {p})", now.message);
+        }
+        now.previous_state = previous;
+    }
+    now
+}
+
 impl DocReport {
     /// Scans and resolves everything in the doc. `cancelled` is polled between anchors.
     pub fn analyze(session: &mut Session, rel: &str, version: Option<i32>, text: Arc<DocText>) -> DocReport {
@@ -98,7 +115,8 @@ impl DocReport {
             .iter()
             .map(|r| {
                 if redo(r) {
-                    AnchorResult { anchor: r.anchor.clone(), verdict: session.resolve(&r.anchor) }
+                    let verdict = keep_previous_state(session.resolve(&r.anchor), &r.verdict);
+                    AnchorResult { anchor: r.anchor.clone(), verdict }
                 } else {
                     r.clone()
                 }
@@ -235,4 +253,24 @@ pub fn bom_len(s: &str) -> usize {
 
 pub fn strip_bom(s: &str) -> &str {
     &s[bom_len(s)..]
+}
+
+#[cfg(test)]
+mod previous_state_tests {
+    use super::*;
+
+    #[test]
+    fn unchecked_keeps_the_last_known_state() {
+        let fresh = Verdict::new(State::Fresh, "identity_matched", "fresh");
+        let mid_edit = Verdict::new(State::Unchecked, "parse_error", "syntax error");
+        let kept = keep_previous_state(mid_edit.clone(), &fresh);
+        assert_eq!(kept.previous_state.as_deref(), Some("fresh"));
+        assert!(kept.message.ends_with("(last checked: fresh)"));
+        // Still mid-edit on the next keystroke: the state before the edit is kept.
+        let again = keep_previous_state(mid_edit, &kept);
+        assert_eq!(again.previous_state.as_deref(), Some("fresh"));
+        // A checked verdict is untouched.
+        let stale = Verdict::new(State::Stale, "body_changed", "changed");
+        assert_eq!(keep_previous_state(stale.clone(), &fresh), stale);
+    }
 }
