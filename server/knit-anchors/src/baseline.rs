@@ -222,6 +222,36 @@ impl Baseline {
     }
 }
 
+/// A line without its `knit:<baseline>` tokens: a title holding only the token goes
+/// whole (` "knit:…"`), otherwise the token and the space before it. Baselines are
+/// bookkeeping: neither doc-section fingerprints nor context-pack task terms see them.
+pub fn strip_baselines(line: &str) -> std::borrow::Cow<'_, str> {
+    let prefix = TITLE_PREFIX;
+    if !line.contains(prefix) {
+        return line.into();
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(i) = rest.find(prefix) {
+        let tail = &rest[i + prefix.len()..];
+        let end = tail.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))).unwrap_or(tail.len());
+        let before = &rest[..i];
+        let after = &tail[end..];
+        let open = before.chars().last();
+        let close = after.chars().next();
+        let whole_title = matches!((open, close), (Some('"'), Some('"')) | (Some('\''), Some('\'')) | (Some('('), Some(')')));
+        if whole_title {
+            out.push_str(before[..before.len() - 1].trim_end());
+            rest = &after[1..];
+        } else {
+            out.push_str(before.strip_suffix(' ').unwrap_or(before));
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out.into()
+}
+
 /// Finds the `knit:` token in a link title.
 pub fn baseline_in_title(title: &str) -> Option<&str> {
     title.split_whitespace().find_map(|w| w.strip_prefix(TITLE_PREFIX))

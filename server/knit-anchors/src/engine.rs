@@ -5,7 +5,7 @@
 //! when some anchor is not found where its link points. Answers that depend on a
 //! repository-wide pass that ran out of budget are `unchecked`, never `lost` or a guess.
 
-use crate::baseline::{baseline_in_title, sketch_has, Baseline, WorkspaceFacts};
+use crate::baseline::{baseline_in_title, sketch_has, strip_baselines, Baseline, WorkspaceFacts};
 use crate::markdown::{self, LineIndex};
 use crate::model::*;
 use crate::source::{DeclCache, ReadError, SourceTree};
@@ -883,36 +883,10 @@ pub fn doc_section(text: &str, slug: Option<&str>) -> Option<(Fingerprint, u32)>
     };
     // Baselines written into the section are bookkeeping, not content: recording the
     // anchors of a paired doc must not make the anchors pointing at it stale.
-    let section: Vec<String> = lines.get(first..last.min(lines.len()))?.iter().map(|l| strip_baselines(l)).collect();
+    let section: Vec<String> = lines.get(first..last.min(lines.len()))?.iter().map(|l| strip_baselines(l).into_owned()).collect();
     let refs: Vec<&str> = section.iter().map(String::as_str).collect();
     let (fp, _) = lines_fingerprint(&refs);
     Some((fp, line))
-}
-
-/// A line without its `knit:<baseline>` tokens: a title holding only the token goes
-/// whole (` "knit:…"`), otherwise the token and the space before it.
-fn strip_baselines(line: &str) -> String {
-    let prefix = crate::baseline::TITLE_PREFIX;
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(i) = rest.find(prefix) {
-        let tail = &rest[i + prefix.len()..];
-        let end = tail.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))).unwrap_or(tail.len());
-        let before = &rest[..i];
-        let after = &tail[end..];
-        let open = before.chars().last();
-        let close = after.chars().next();
-        let whole_title = matches!((open, close), (Some('"'), Some('"')) | (Some('\''), Some('\'')) | (Some('('), Some(')')));
-        if whole_title {
-            out.push_str(before[..before.len() - 1].trim_end());
-            rest = &after[1..];
-        } else {
-            out.push_str(before.strip_suffix(' ').unwrap_or(before));
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Finds the anchors, plain links and mentions of one doc.
@@ -1153,7 +1127,7 @@ pub fn line_index(src: &str) -> LineIndex {
 
 #[cfg(test)]
 mod tests {
-    use super::strip_baselines;
+    use crate::baseline::strip_baselines;
 
     #[test]
     fn baselines_are_not_section_content() {

@@ -6,6 +6,9 @@
 use knit_anchors::edit::{apply_edits, record};
 use knit_anchors::{check, CheckConfig, CheckOptions, DeclCache, MemTree, Session};
 use serde::Deserialize;
+
+mod common;
+use common::load_dir;
 use std::path::{Path, PathBuf};
 
 #[derive(Deserialize)]
@@ -43,19 +46,6 @@ struct Expect {
 
 fn one() -> usize {
     1
-}
-
-fn load_dir(tree: &mut MemTree, root: &Path, dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            load_dir(tree, root, &p);
-        } else if let Ok(bytes) = std::fs::read(&p) {
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            tree.insert(&rel, bytes);
-        }
-    }
 }
 
 fn docs_of(tree: &MemTree) -> Vec<String> {

@@ -7,6 +7,8 @@ use knit_anchors::{check, CheckConfig, CheckOptions, DeclCache, MemTree};
 use knit_syntax::Lang;
 use std::path::Path;
 
+mod common;
+
 fn decls(lang: Lang, src: &str, expected: Expect) {
     let syn = knit_syntax::parse(lang, src);
     let listing: String = syn
@@ -116,23 +118,11 @@ actor Bank { var total = 0 }
     );
 }
 
-fn load(tree: &mut MemTree, root: &Path, dir: &Path) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            load(tree, root, &p);
-        } else {
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            tree.insert(&rel, std::fs::read(&p).unwrap());
-        }
-    }
-}
-
 #[test]
 fn example_workspace_report() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/example");
     let mut tree = MemTree::new();
-    load(&mut tree, &root, &root);
+    common::load_dir(&mut tree, &root, &root);
     let docs: Vec<String> = tree.files.keys().filter(|p| p.ends_with(".md")).cloned().collect();
     let mut report = check(&tree, &DeclCache::default(), &CheckConfig::default(), &docs, &CheckOptions::default());
     report.budget.elapsed_ms = 0;

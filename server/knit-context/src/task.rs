@@ -80,23 +80,6 @@ pub fn sources_from_conversation(messages_oldest_first: &[String]) -> Vec<Source
 }
 
 /// Open buffers → sources: focused first (3), then by recency (2, 1, 1…).
-/// Removes anchor baselines (`knit:1MH…` in link titles): opaque hashes, never task words.
-fn strip_baselines(line: &str) -> std::borrow::Cow<'_, str> {
-    if !line.contains("knit:") {
-        return line.into();
-    }
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(i) = rest.find("knit:") {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i + 5..];
-        let end = tail.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')).unwrap_or(tail.len());
-        rest = &tail[end..];
-    }
-    out.push_str(rest);
-    out.into()
-}
-
 pub fn sources_from_buffers(buffers: &[OpenBuffer]) -> Vec<Source> {
     let mut ordered: Vec<&OpenBuffer> = buffers.iter().collect();
     ordered.sort_by_key(|b| (!b.focused, b.last_focus_or_edit_order, b.path.clone()));
@@ -139,7 +122,8 @@ pub fn sources_from_buffers(buffers: &[OpenBuffer]) -> Vec<Source> {
                 if i < first || i >= last {
                     text.push('\n');
                 } else {
-                    text.push_str(&strip_baselines(line));
+                    // Anchor baselines (`knit:1MH…`) are opaque hashes, never task words.
+                    text.push_str(&knit_anchors::baseline::strip_baselines(line));
                     text.push('\n');
                 }
             }
@@ -307,7 +291,7 @@ mod tests {
         ];
         let sources = sources_from_buffers(&buffers);
         assert!(sources[0].text.contains("beta") && sources[0].weight == 3.0);
-        assert_eq!(strip_baselines(r#"[f](a.ts#f "Reviewed knit:1MHabc-_x9") end"#), r#"[f](a.ts#f "Reviewed ") end"#);
+        assert_eq!(knit_anchors::baseline::strip_baselines(r#"[f](a.ts#f "Reviewed knit:1MHabc-_x9") end"#), r#"[f](a.ts#f "Reviewed") end"#);
         assert!(sources[1].text.contains("alpha") && sources[1].weight == 2.0);
         assert_eq!(sources[2].weight, 1.0);
     }

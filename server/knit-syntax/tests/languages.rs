@@ -95,7 +95,7 @@ mod inner;
 pub struct Foo<T> { pub a: u32, b: T }
 pub enum E { A, B(u32) }
 impl<T> fmt::Display for Foo<T> { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, "x") } }
-impl Foo<u8> { pub const N: u32 = 3; fn new() -> Self { todo!() } }
+impl Foo<u8> { pub const N: u32 = 3; fn new() -> Self { Foo { a: 0, b: 0 } } }
 pub trait Tr { type Out; fn m(&self) -> u32; }
 mod a { pub fn f() { fn helper() {} } }
 const C: u32 = 1;
