@@ -185,26 +185,6 @@ pub fn code_head(text: &str, file_name: &str) -> DocHead {
     DocHead { title: file_name.to_string(), summary, head_end_line: 0 }
 }
 
-/// 1-based line numbers from byte offsets.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> Self {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { starts }
-    }
-
-    fn line_of(&self, offset: usize) -> u32 {
-        match self.starts.binary_search(&offset) {
-            Ok(i) => i as u32 + 1,
-            Err(i) => i as u32,
-        }
-    }
-}
-
 /// True when an inline code span plausibly names a file (`src/a.ts`, `docs/x.md:12`).
 fn looks_like_path(code: &str) -> bool {
     let t = code.trim();
@@ -219,7 +199,8 @@ fn looks_like_path(code: &str) -> bool {
 /// Capped at 2000 to bound pathological documents.
 pub fn extract_links(text: &str) -> Vec<LinkRef> {
     const MAX_LINKS: usize = 2000;
-    let lines = LineIndex::new(text);
+    // The anchor engine's byte-offset → line index: one implementation for both engines.
+    let lines = knit_anchors::markdown::LineIndex::new(text);
     let mut out: Vec<LinkRef> = Vec::new();
     let parser = Parser::new_ext(text, Options::empty());
     let definitions: Vec<(String, usize)> = parser
