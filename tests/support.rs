@@ -21,17 +21,28 @@ pub fn knit_bin() -> PathBuf {
 pub struct Ws {
     pub dir: tempfile::TempDir,
     cache: tempfile::TempDir,
+    outside: tempfile::TempDir,
 }
 
 impl Ws {
     pub fn new() -> Ws {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("knit.toml"), "").unwrap();
-        Ws { dir, cache: tempfile::tempdir().unwrap() }
+        Ws { dir, cache: tempfile::tempdir().unwrap(), outside: tempfile::tempdir().unwrap() }
     }
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// The cache and state folder this workspace's knit runs use.
+    pub fn cache_path(&self) -> &Path {
+        self.cache.path()
+    }
+
+    /// A folder outside the workspace (an attacker's target, a victim file's home).
+    pub fn outside_dir(&self) -> &Path {
+        self.outside.path()
     }
 
     pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {

@@ -8,9 +8,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 use knit_anchors::edit::{apply_edits, confirm, record};
 use knit_anchors::{check, CheckOptions, DeclCache, Session, SourceTree};
-use knit_workspace::{cache_dir_for, changed_files, find_root, Config, DiskDeclStore, DiskTree, StateStore};
+use knit_workspace::{cache_dir_for, changed_files, find_root, Config, DiskDeclStore, DiskTree, EditSnapshot, StateStore, WriteError};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct CheckArgs {
@@ -72,7 +72,12 @@ impl Workspace {
             .iter()
             .map(|p| {
                 let abs = if p.is_absolute() { p.clone() } else { std::env::current_dir()?.join(p) };
-                let abs = if abs.exists() { abs.canonicalize()? } else { abs };
+                // The folder is resolved (a cwd reached through a symlink), the file name is
+                // kept: a doc named through a symlink is that link, which a write refuses.
+                let abs = match (abs.parent(), abs.file_name()) {
+                    (Some(dir), Some(name)) if dir.exists() => dir.canonicalize()?.join(name),
+                    _ => abs,
+                };
                 self.tree.relative(&abs).with_context(|| format!("{} is outside the workspace {}", p.display(), self.root.display()))
             })
             .collect()
@@ -115,26 +120,32 @@ pub fn run_check(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<u8> {
     Ok(if report.all_fresh() { 0 } else { 1 })
 }
 
-/// Writes a doc back atomically, keeping a byte-order mark if it had one.
-fn write_doc(root: &Path, rel: &str, bom: bool, text: &str) -> anyhow::Result<()> {
-    let path = root.join(rel);
-    let tmp = path.with_extension("md.knit-tmp");
+/// A doc read for editing: its text (BOM removed) and the snapshot the write checks against.
+struct DocForEdit {
+    snapshot: EditSnapshot,
+    bom: bool,
+    text: String,
+}
+
+/// Reads a doc for a rewrite. It must be a regular file inside the root, not a link.
+fn read_doc(ws: &Workspace, rel: &str) -> anyhow::Result<DocForEdit> {
+    let snapshot = ws.tree.confined().read_for_edit(rel, ws.config.check.max_file_bytes).map_err(|e| anyhow::anyhow!("{rel}: {e}"))?;
+    let text = String::from_utf8(snapshot.bytes.clone()).map_err(|_| anyhow::anyhow!("{rel}: file is not valid UTF-8"))?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(t) => DocForEdit { bom: true, text: t.to_string(), snapshot },
+        None => DocForEdit { bom: false, text, snapshot },
+    })
+}
+
+/// Writes a doc back atomically, keeping a byte-order mark if it had one, and only if it
+/// is still exactly what was read (see `Confined::replace`).
+fn write_doc(ws: &Workspace, doc: &DocForEdit, text: &str) -> Result<(), WriteError> {
     let mut bytes = Vec::with_capacity(text.len() + 3);
-    if bom {
+    if doc.bom {
         bytes.extend_from_slice("\u{feff}".as_bytes());
     }
     bytes.extend_from_slice(text.as_bytes());
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("replacing {}", path.display()))?;
-    Ok(())
-}
-
-fn read_doc(ws: &Workspace, rel: &str) -> anyhow::Result<(bool, String)> {
-    let text = ws.tree.read(rel, ws.config.check.max_file_bytes).map_err(|e| anyhow::anyhow!("{rel}: {e}"))?;
-    Ok(match text.strip_prefix('\u{feff}') {
-        Some(t) => (true, t.to_string()),
-        None => (false, text.to_string()),
-    })
+    ws.tree.confined().replace(&doc.snapshot, &bytes)
 }
 
 pub fn run_record(global: &GlobalArgs, args: &RecordArgs) -> anyhow::Result<u8> {
@@ -146,20 +157,25 @@ pub fn run_record(global: &GlobalArgs, args: &RecordArgs) -> anyhow::Result<u8> 
     // One session for every doc: the repository-wide index (for the uniqueness facts of
     // each baseline) is built once.
     let mut session = Session::new(&ws.tree, &ws.cache, ws.config.check_config());
+    let mut refused = Vec::new();
     for doc in &docs {
-        let Ok((bom, src)) = read_doc(&ws, doc) else { continue };
-        let (edits, failed) = record(&mut session, doc, &src, args.docs);
+        let Ok(d) = read_doc(&ws, doc) else { continue };
+        let (edits, failed) = record(&mut session, doc, &d.text, args.docs);
         for (a, v) in failed {
             problems.push(serde_json::json!({"id": a.id, "doc": a.doc, "line": a.line(), "state": v.state.as_str(), "message": v.message}));
         }
         if !edits.is_empty() {
-            write_doc(&ws.root, doc, bom, &apply_edits(&src, &edits))?;
-            recorded += edits.len();
-            files += 1;
+            match write_doc(&ws, &d, &apply_edits(&d.text, &edits)) {
+                Ok(()) => {
+                    recorded += edits.len();
+                    files += 1;
+                }
+                Err(e) => refused.push(format!("{doc}: not written: {e}")),
+            }
         }
     }
     match global.format {
-        Format::Json => println!("{}", serde_json::json!({"recorded": recorded, "docs": files, "not_recorded": problems})),
+        Format::Json => println!("{}", serde_json::json!({"recorded": recorded, "docs": files, "not_recorded": problems, "not_written": refused})),
         _ => {
             println!("recorded {recorded} baseline(s) in {files} doc(s)");
             for p in &problems {
@@ -167,7 +183,17 @@ pub fn run_record(global: &GlobalArgs, args: &RecordArgs) -> anyhow::Result<u8> 
             }
         }
     }
-    Ok(if problems.is_empty() { 0 } else { 1 })
+    for r in &refused {
+        eprintln!("knit: {r}");
+    }
+    // A doc knit refused to write is an error (exit 2): nothing of it was changed.
+    Ok(if !refused.is_empty() {
+        2
+    } else if problems.is_empty() {
+        0
+    } else {
+        1
+    })
 }
 
 pub fn run_confirm(global: &GlobalArgs, args: &ConfirmArgs) -> anyhow::Result<u8> {
@@ -187,12 +213,14 @@ pub fn run_confirm(global: &GlobalArgs, args: &ConfirmArgs) -> anyhow::Result<u8
     }
     let mut confirmed = 0;
     let mut problems = Vec::new();
+    let mut refused = Vec::new();
     for (doc, lines) in by_doc {
-        let (bom, src) = read_doc(&ws, &doc)?;
+        let d = read_doc(&ws, &doc)?;
+        let src = d.text.as_str();
         let mut all = Vec::new();
         for line in lines {
             let mut session = Session::new(&ws.tree, &ws.cache, ws.config.check_config());
-            let (edits, failed) = confirm(&mut session, &doc, &src, line);
+            let (edits, failed) = confirm(&mut session, &doc, src, line);
             if edits.is_empty() && failed.is_empty() {
                 problems.push(format!("{doc}:{line}: no anchor on that line"));
             }
@@ -202,13 +230,24 @@ pub fn run_confirm(global: &GlobalArgs, args: &ConfirmArgs) -> anyhow::Result<u8
             all.extend(edits);
         }
         if !all.is_empty() {
-            confirmed += all.len();
-            write_doc(&ws.root, &doc, bom, &apply_edits(&src, &all))?;
+            match write_doc(&ws, &d, &apply_edits(src, &all)) {
+                Ok(()) => confirmed += all.len(),
+                Err(e) => refused.push(format!("{doc}: not written: {e}")),
+            }
         }
     }
     println!("confirmed {confirmed} edit(s)");
     for p in &problems {
         eprintln!("  {p}");
     }
-    Ok(if problems.is_empty() { 0 } else { 1 })
+    for r in &refused {
+        eprintln!("knit: {r}");
+    }
+    Ok(if !refused.is_empty() {
+        2
+    } else if problems.is_empty() {
+        0
+    } else {
+        1
+    })
 }

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::check::Workspace;
+use knit_workspace::Confined;
 use knit_context::{ContextEngine, EngineOptions, Item, Kind, OpenBuffer, PackParams, PackResult, QueryParam, TaskInput, TreeAnchorFacts};
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -42,18 +43,17 @@ fn parse_kinds(raw: &[String]) -> Result<Vec<Kind>, String> {
     Ok(kinds)
 }
 
-/// `--open` files become buffers: the last one focused and most recent.
-fn open_buffers(root: &Path, files: &[PathBuf]) -> Result<Vec<OpenBuffer>, String> {
+/// `--open` files become buffers: the last one focused and most recent. They are read
+/// like any workspace file: regular files inside the root, at most the per-file limit.
+fn open_buffers(files_io: &Confined, files: &[PathBuf], max_bytes: u64) -> Result<Vec<OpenBuffer>, String> {
     let count = files.len();
     let mut buffers = Vec::new();
     for (i, file) in files.iter().enumerate() {
-        let path = if file.is_absolute() { file.clone() } else { std::env::current_dir().map(|d| d.join(file)).unwrap_or_else(|_| file.clone()) };
-        let path = std::fs::canonicalize(&path).map_err(|e| format!("--open {}: {e}", file.display()))?;
-        let rel = path.strip_prefix(root).map_err(|_| format!("--open {}: outside the workspace {}", file.display(), root.display()))?;
-        let text = std::fs::read(&path).map_err(|e| format!("--open {}: {e}", file.display()))?;
-        let text = String::from_utf8_lossy(&text).into_owned();
+        let rel = files_io.relative(file).filter(|r| !r.is_empty()).ok_or_else(|| format!("--open {}: outside the workspace {}", file.display(), files_io.root().display()))?;
+        let bytes = files_io.read_bytes(&rel, max_bytes).map_err(|e| format!("--open {}: {e}", file.display()))?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
         buffers.push(OpenBuffer {
-            path: rel.to_string_lossy().replace('\\', "/"),
+            path: rel,
             text,
             focused: i + 1 == count,
             last_focus_or_edit_order: (count - 1 - i) as u32,
@@ -77,8 +77,7 @@ pub fn run(args: &PackArgs, ws: &Workspace, json: bool) -> anyhow::Result<i32> {
         eprintln!("knit pack: --limit must be at least 1");
         return Ok(2);
     }
-    let root = std::fs::canonicalize(root)?;
-    let buffers = match open_buffers(&root, &args.open) {
+    let buffers = match open_buffers(ws.tree.confined(), &args.open, ws.config.check.max_file_bytes) {
         Ok(b) => b,
         Err(message) => {
             eprintln!("knit pack: {message}");
@@ -91,7 +90,7 @@ pub fn run(args: &PackArgs, ws: &Workspace, json: bool) -> anyhow::Result<i32> {
         _ => Some(QueryParam::Conversation(args.query.clone())),
     };
     let params = PackParams { query, focus: None, kinds: if kinds.is_empty() { None } else { Some(kinds) }, limit: args.limit };
-    let mut engine = ContextEngine::open(&root, EngineOptions::default())?;
+    let mut engine = ContextEngine::open(root, EngineOptions::default())?;
     // Doc items report their anchors' freshness, counted by the anchor engine.
     let facts = TreeAnchorFacts::new(&ws.tree, &ws.cache, ws.config.check_config());
     let result = engine.pack(&params, &TaskInput { buffers }, &facts)?;

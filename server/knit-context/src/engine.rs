@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use crate::classify::{self, Kind};
 use crate::control::{ControlState, EpochState, ReadState};
 use crate::fsio::{self, ReadOutcome, WalkedFile};
+use knit_workspace::files::Confined;
 use crate::index::{self, FileRecord, PassageDetail, PreparedFile, SkipReason, WorkspaceIndex};
 use crate::markdown;
 use crate::passages;
@@ -124,6 +125,8 @@ struct Retrieval {
 
 pub struct ContextEngine {
     root: PathBuf,
+    /// Every read of the workspace goes through here (confined to `root`).
+    files: Confined,
     options: EngineOptions,
     index_dir: PathBuf,
     state_dir: PathBuf,
@@ -134,6 +137,12 @@ pub struct ContextEngine {
     graph: Option<RelationGraph>,
     last_scan: Option<Instant>,
     rebuilt: bool,
+    /// The private folder the index lives in when the cache folder was unusable (removed
+    /// when the engine is dropped).
+    #[allow(dead_code)]
+    temp_index: Option<knit_workspace::files::TempDir>,
+    /// Why the cache folder could not be used, reported in every pack's `degraded`.
+    cache_problem: Option<String>,
 }
 
 /// Files prepared (read and analysed) at a time during a scan: bounds peak memory.
@@ -158,7 +167,7 @@ enum Prepared {
 }
 
 /// Reads and analyses one file (or the given text) into what the index stores.
-fn prepare(walked: &WalkedFile, root: &Path, text_override: Option<&str>, extractor: Option<ImportExtractor>, max_bytes: u64) -> Prepared {
+fn prepare(walked: &WalkedFile, files: &Confined, text_override: Option<&str>, extractor: Option<ImportExtractor>, max_bytes: u64) -> Prepared {
     let rel = &walked.rel;
     let name = file_name(rel).to_string();
     let dir = parent_dir(rel).to_string();
@@ -182,7 +191,7 @@ fn prepare(walked: &WalkedFile, root: &Path, text_override: Option<&str>, extrac
     }
     let outcome = match text_override {
         Some(text) => fsio::classify_bytes(text.as_bytes().to_vec(), max_bytes),
-        None => fsio::read_text(&root.join(rel), max_bytes),
+        None => fsio::read_text(files, rel, max_bytes),
     };
     let text = match outcome {
         ReadOutcome::Text(text) => text,
@@ -227,6 +236,15 @@ fn prepare(walked: &WalkedFile, root: &Path, text_override: Option<&str>, extrac
     Prepared::File(Box::new(PreparedFile { record, title_text, summary_text, body_text: text, passages }))
 }
 
+/// Adds one more reason a pack is weaker than usual: the first reason keeps the code,
+/// every detail is kept.
+fn add_degradation(current: Option<Degraded>, reason: &str, detail: &str) -> Degraded {
+    match current {
+        None => Degraded { reason: reason.to_string(), detail: detail.to_string() },
+        Some(d) => Degraded { reason: d.reason, detail: format!("{}; {detail}", d.detail) },
+    }
+}
+
 /// A ≤ 200-char excerpt of `text` that starts a little before the first task term.
 pub fn snippet(text: &str, terms: &[String]) -> String {
     const MAX: usize = 200;
@@ -260,17 +278,31 @@ pub fn snippet(text: &str, terms: &[String]) -> String {
 impl ContextEngine {
     /// Opens (or builds) the index for `root`. The first pack scans the workspace.
     pub fn open(root: &Path, options: EngineOptions) -> Result<Self> {
-        let root = std::fs::canonicalize(root).map_err(|e| anyhow!("workspace root {}: {e}", root.display()))?;
+        let root = knit_workspace::files::canonical_dir(root).map_err(|e| anyhow!("workspace root {}: {e}", root.display()))?;
         let key = fsio::workspace_key(&root);
         let cache_base = options.cache_dir.clone().unwrap_or_else(fsio::default_cache_base);
         let state_base = options.state_dir.clone().unwrap_or_else(fsio::default_state_base);
         let index_dir = cache_base.join(&key).join(format!("index-v{}", index::INDEX_VERSION));
         let state_dir = state_base.join(&key);
-        let (index, rebuilt) = WorkspaceIndex::open_or_rebuild(&index_dir, options.import_extractor.is_some())?;
+        // An unusable cache folder (read-only, full, a file where a folder should be) must
+        // not stop the pack: index in a private temporary folder and say so.
+        let (index, rebuilt, index_dir, temp_index, cache_problem) = match WorkspaceIndex::open_or_rebuild(&index_dir, options.import_extractor.is_some()) {
+            Ok((index, rebuilt)) => (index, rebuilt, index_dir, None, None),
+            Err(e) => {
+                let temp = knit_workspace::files::own_temp_dir().map_err(|t| anyhow!("the index cache {} is unusable ({e:#}) and no temporary folder could be made: {t}", index_dir.display()))?;
+                let dir = temp.path().join("index");
+                let (index, _) = WorkspaceIndex::open_or_rebuild(&dir, options.import_extractor.is_some())?;
+                let problem = format!("the index cache {} is unusable ({e:#}); this session indexes in a temporary folder, so the first pack is slower", index_dir.display());
+                (index, true, dir, Some(temp), Some(problem))
+            }
+        };
         Ok(ContextEngine {
+            temp_index,
+            cache_problem,
             control: fsio::read_json(&state_dir.join("control.json")),
             reads: fsio::read_json(&state_dir.join("reads.json")),
             epochs: fsio::read_json(&state_dir.join("session.json")),
+            files: Confined::new_unchecked(&root),
             root,
             options,
             index_dir,
@@ -324,7 +356,7 @@ impl ContextEngine {
 
     fn scan_and_apply(&mut self) -> Result<RefreshReport> {
         self.index.sync_with_disk()?;
-        let walked = fsio::walk_workspace(&self.root);
+        let walked = fsio::walk_workspace(&self.files);
         let seen: HashSet<&str> = walked.iter().map(|w| w.rel.as_str()).collect();
         let removals: Vec<String> = self.index.records().filter(|(_, r)| !seen.contains(r.path.as_str())).map(|(_, r)| r.path.clone()).collect();
         let changed: Vec<&WalkedFile> = walked
@@ -334,7 +366,7 @@ impl ContextEngine {
                 None => true,
             })
             .collect();
-        let root = self.root.clone();
+        let files = self.files.clone();
         let extractor = self.options.import_extractor;
         let max_bytes = self.options.max_file_bytes;
         let threads = self.options.index_threads.max(1);
@@ -342,10 +374,10 @@ impl ContextEngine {
         // prepare and stage in batches so memory stays bounded on a cold index
         let mut report = RefreshReport { updated: 0, removed: 0, written: true };
         for batch in changed.chunks(PREPARE_BATCH) {
-            let prepare_batch = || batch.par_iter().map(|w| prepare(w, &root, None, extractor, max_bytes)).collect::<Vec<_>>();
+            let prepare_batch = || batch.par_iter().map(|w| prepare(w, &files, None, extractor, max_bytes)).collect::<Vec<_>>();
             let prepared: Vec<Prepared> = match &pool {
                 Some(pool) => pool.install(prepare_batch),
-                None => batch.iter().map(|w| prepare(w, &root, None, extractor, max_bytes)).collect(),
+                None => batch.iter().map(|w| prepare(w, &files, None, extractor, max_bytes)).collect(),
             };
             let staged = self.stage_prepared(prepared, Vec::new())?;
             report.updated += staged.updated;
@@ -399,8 +431,9 @@ impl ContextEngine {
         };
         let path = Path::new(&raw);
         if path.is_absolute() {
-            let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-            fsio::relative_path(&self.root, &canonical).or_else(|| fsio::relative_path(&self.root, path))
+            // Lexically first; then the real path, for clients that name the root through
+            // a symlink. Reads stay confined whatever this returns.
+            fsio::relative_path(&self.root, path).or_else(|| fsio::relative_path(&self.root, &path.canonicalize().ok()?))
         } else {
             relations::join_normalized("", &raw.replace('\\', "/"))
         }
@@ -410,10 +443,10 @@ impl ContextEngine {
     pub fn file_changed(&mut self, path: &str) -> Result<RefreshReport> {
         let Some(rel) = self.relative(path) else { return Ok(RefreshReport::default()) };
         self.with_recovery(|engine| {
-            let Some(walked) = fsio::stat_file(&engine.root, &rel) else {
+            let Some(walked) = fsio::stat_file(&engine.files, &rel) else {
                 return engine.apply_prepared(Vec::new(), vec![rel.clone()]);
             };
-            let prepared = prepare(&walked, &engine.root, None, engine.options.import_extractor, engine.options.max_file_bytes);
+            let prepared = prepare(&walked, &engine.files, None, engine.options.import_extractor, engine.options.max_file_bytes);
             engine.apply_prepared(vec![prepared], Vec::new())
         })
     }
@@ -477,10 +510,28 @@ impl ContextEngine {
 
     /// Read evidence (`knit/didRead` from agents). The content hash read now is remembered.
     pub fn did_read(&mut self, path: &str) -> Result<()> {
-        let rel = self.relative(path).ok_or_else(|| anyhow!("{path} is outside the workspace"))?;
-        let Some(hash) = fsio::hash_file(&self.root, &rel) else { return Ok(()) };
-        self.reads.record_read(&rel, &hash, now_ms());
-        fsio::write_json(&self.state_dir.join("reads.json"), &self.reads)
+        self.did_read_many(&[path]).map(|_| ())
+    }
+
+    /// Read evidence for several files, saved once (one fsync, however many paths).
+    /// Each path must name a regular file inside the workspace: a symlink out of the
+    /// root, a FIFO or a device is refused before anything is read from it. Returns the
+    /// workspace-relative paths marked.
+    pub fn did_read_many(&mut self, paths: &[&str]) -> Result<Vec<String>> {
+        let mut marked = Vec::with_capacity(paths.len());
+        let now = now_ms();
+        for path in paths {
+            let rel = self.relative(path).ok_or_else(|| anyhow!("{path} is outside the workspace"))?;
+            let Some(hash) = fsio::hash_file(&self.files, &rel) else {
+                return Err(anyhow!("{path} is not a readable file inside the workspace"));
+            };
+            marked.push((rel, hash));
+        }
+        for (rel, hash) in &marked {
+            self.reads.record_read(rel, hash, now);
+        }
+        fsio::write_json(&self.state_dir.join("reads.json"), &self.reads)?;
+        Ok(marked.into_iter().map(|(rel, _)| rel).collect())
     }
 
     /// Read evidence from an editor `didOpen`, with the text the editor shows.
@@ -488,7 +539,7 @@ impl ContextEngine {
         let rel = self.relative(path).ok_or_else(|| anyhow!("{path} is outside the workspace"))?;
         let hash = match text {
             Some(t) => Some(fsio::content_hash(t)),
-            None => fsio::hash_file(&self.root, &rel),
+            None => fsio::hash_file(&self.files, &rel),
         };
         let Some(hash) = hash else { return Ok(()) };
         self.reads.record_read(&rel, &hash, now_ms());
@@ -525,7 +576,7 @@ impl ContextEngine {
                 match buffers.iter_mut().find(|b| b.path == rel) {
                     Some(b) => b.cursor_line = cursor.or(b.cursor_line),
                     None => {
-                        if let ReadOutcome::Text(text) = fsio::read_text(&self.root.join(&rel), self.options.max_file_bytes) {
+                        if let ReadOutcome::Text(text) = fsio::read_text(&self.files, &rel, self.options.max_file_bytes) {
                             buffers.push(OpenBuffer { path: rel, text, focused: true, last_focus_or_edit_order: 0, cursor_line: cursor, recent_edit_lines: Vec::new() });
                         }
                     }
@@ -706,7 +757,7 @@ impl ContextEngine {
                 .collect();
             *relation_count += relations.len();
             let passage = details.get(&slot).and_then(|d| d.best.map(|range| (range, d.best_terms.clone()))).map(|((start, end), term_ids)| {
-                let full = buffers.iter().find(|b| b.path == path).map(|b| b.text.clone()).or_else(|| match fsio::read_text(&self.root.join(path), self.options.max_file_bytes) {
+                let full = buffers.iter().find(|b| b.path == path).map(|b| b.text.clone()).or_else(|| match fsio::read_text(&self.files, path, self.options.max_file_bytes) {
                     ReadOutcome::Text(t) => Some(t),
                     _ => None,
                 });
@@ -770,6 +821,9 @@ impl ContextEngine {
         }
 
         self.graph = Some(graph);
+        if let Some(problem) = &self.cache_problem {
+            degraded = Some(add_degradation(degraded, "cacheUnusable", problem));
+        }
         let stats = Stats {
             collected,
             excluded,

@@ -1,46 +1,38 @@
-//! All file-system access of the context engine lives here: where the cache and state
-//! folders are, walking the workspace (respecting `.gitignore`, skipping noise folders),
-//! bounded reads that classify binary / huge / non-UTF-8 files, and small JSON state files
-//! written atomically. Everything else in the crate works on data.
+//! The context engine's view of the file system, as data: every read, walk and write
+//! goes through `knit-workspace` (`Confined` reads confined to the root, regular files
+//! only, bounded; the one workspace walk with this engine's extra noise rules; knit's own
+//! cache and state files written atomically). This module only adapts those results to
+//! what the index wants (kinds, read outcomes); nothing here opens a file itself.
 
-use std::fs;
-use std::io::{Read, Write};
-use std::path::{Component, Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use knit_anchors::source::ReadError;
+use knit_workspace::files::{self as wsfiles, Confined};
+use knit_workspace::walk::{self, WalkPolicy};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::classify;
 
 /// Files larger than this are never read (DESIGN 1.4).
-pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+pub const MAX_FILE_BYTES: u64 = wsfiles::MAX_FILE_BYTES;
+/// State files (pins, reads, epochs) larger than this are ignored and start afresh.
+const MAX_STATE_BYTES: u64 = 64 << 20;
 
 /// 16 hex chars of blake3 over the canonical root: one folder per workspace.
 pub fn workspace_key(root: &Path) -> String {
-    let canonical = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let hash = blake3::hash(canonical.to_string_lossy().as_bytes());
-    hash.to_hex()[..16].to_string()
+    knit_workspace::workspace_key(root)
 }
 
 /// `$KNIT_CACHE_DIR` or the platform cache dir + `knit`.
 pub fn default_cache_base() -> PathBuf {
-    if let Some(dir) = std::env::var_os("KNIT_CACHE_DIR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    dirs::cache_dir().unwrap_or_else(std::env::temp_dir).join("knit")
+    knit_workspace::cache_base()
 }
 
 /// `$KNIT_STATE_DIR` or the platform state dir (falling back to local data) + `knit`.
 pub fn default_state_base() -> PathBuf {
-    if let Some(dir) = std::env::var_os("KNIT_STATE_DIR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    dirs::state_dir()
-        .or_else(dirs::data_local_dir)
-        .unwrap_or_else(std::env::temp_dir)
-        .join("knit")
+    knit_workspace::state_base()
 }
 
 /// What the walk found for one file, before reading it.
@@ -52,70 +44,28 @@ pub struct WalkedFile {
     pub size: u64,
 }
 
-pub fn mtime_ms(meta: &fs::Metadata) -> u64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
 /// Workspace-relative `/`-separated path of `path`, or `None` when it is outside `root`.
 pub fn relative_path(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    let mut parts = Vec::new();
-    for component in rel.components() {
-        match component {
-            Component::Normal(part) => parts.push(part.to_str()?.to_string()),
-            Component::CurDir => {}
-            _ => return None,
-        }
-    }
-    if parts.is_empty() {
-        None
-    } else {
-        Some(parts.join("/"))
-    }
+    let rel = Confined::new_unchecked(root).relative(path)?;
+    (!rel.is_empty()).then_some(rel)
 }
 
-/// Every indexable file under `root`: `.gitignore` (and `.ignore`) respected even outside a
-/// git checkout, hidden entries and noise folders skipped, symlinks not followed.
-pub fn walk_workspace(root: &Path) -> Vec<WalkedFile> {
-    let mut out = Vec::new();
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|entry| {
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            !(is_dir && entry.depth() > 0 && entry.file_name().to_str().is_some_and(classify::is_noise_dir))
-        })
-        .build();
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Some(rel) = relative_path(root, entry.path()) else { continue };
-        let Some(kind) = classify::kind_of(&rel) else { continue };
-        let Ok(meta) = entry.metadata() else { continue };
-        out.push(WalkedFile { rel, kind, mtime_ms: mtime_ms(&meta), size: meta.len() });
-    }
-    out.sort_by(|a, b| a.rel.cmp(&b.rel));
-    out
+/// Every indexable file under the root: the workspace walk with hidden entries and this
+/// engine's noise folders skipped, classified by path.
+pub fn walk_workspace(files: &Confined) -> Vec<WalkedFile> {
+    let policy = WalkPolicy { skip_hidden: true, extra_noise_dirs: classify::NOISE_DIRS };
+    walk::walk(files.root(), &policy)
+        .into_iter()
+        .filter_map(|e| Some(WalkedFile { kind: classify::kind_of(&e.rel)?, rel: e.rel, mtime_ms: e.mtime_ms, size: e.size }))
+        .collect()
 }
 
-/// Stat of one workspace file, for change notifications.
-pub fn stat_file(root: &Path, rel: &str) -> Option<WalkedFile> {
+/// Stat of one workspace file, for change notifications. Like the walk, a symlink is not
+/// a file here.
+pub fn stat_file(files: &Confined, rel: &str) -> Option<WalkedFile> {
     let kind = classify::kind_of(rel)?;
-    let path = root.join(rel);
-    let meta = fs::symlink_metadata(&path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    Some(WalkedFile { rel: rel.to_string(), kind, mtime_ms: mtime_ms(&meta), size: meta.len() })
+    let st = files.lstat(rel)?;
+    Some(WalkedFile { rel: rel.to_string(), kind, mtime_ms: st.mtime_ms, size: st.size })
 }
 
 /// Outcome of reading a text file for indexing.
@@ -128,15 +78,14 @@ pub enum ReadOutcome {
     Missing,
 }
 
-/// Reads a file only if it is ≤ `max_bytes`, text, and UTF-8.
-pub fn read_text(path: &Path, max_bytes: u64) -> ReadOutcome {
-    let Ok(file) = fs::File::open(path) else { return ReadOutcome::Missing };
-    let mut bytes = Vec::new();
-    // read one byte more than allowed so that "exactly at the limit" and "over" differ
-    if file.take(max_bytes + 1).read_to_end(&mut bytes).is_err() {
-        return ReadOutcome::Missing;
+/// Reads a workspace file only if it is a regular file inside the root, ≤ `max_bytes`,
+/// text, and UTF-8.
+pub fn read_text(files: &Confined, rel: &str, max_bytes: u64) -> ReadOutcome {
+    match files.read_bytes(rel, max_bytes) {
+        Ok(bytes) => classify_bytes(bytes, max_bytes),
+        Err(ReadError::TooLarge(_)) => ReadOutcome::Huge,
+        Err(_) => ReadOutcome::Missing,
     }
-    classify_bytes(bytes, max_bytes)
 }
 
 /// The same classification for text the caller already has as bytes.
@@ -157,33 +106,27 @@ pub fn classify_bytes(bytes: Vec<u8>, max_bytes: u64) -> ReadOutcome {
 /// Reads a JSON state file; a missing or unreadable file yields the default (state is
 /// advisory, never a reason to fail a pack).
 pub fn read_json<T: DeserializeOwned + Default>(path: &Path) -> T {
-    fs::read(path)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default()
+    wsfiles::own_read(path, MAX_STATE_BYTES).and_then(|bytes| serde_json::from_slice(&bytes).ok()).unwrap_or_default()
 }
 
 /// Writes JSON through a temporary file and a rename, so a crash never leaves half a file.
 pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    let dir = path.parent().context("state file has no parent folder")?;
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let tmp = dir.join(format!(".{}.{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("state"), std::process::id()));
-    {
-        let mut file = fs::File::create(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
-        file.write_all(&serde_json::to_vec_pretty(value)?)?;
-        file.sync_all().ok();
-    }
-    fs::rename(&tmp, path).with_context(|| format!("replacing {}", path.display()))?;
-    Ok(())
+    wsfiles::own_write(path, &serde_json::to_vec_pretty(value)?).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Creates one of the engine's own folders (the index).
+pub fn create_dir_all(dir: &Path) -> Result<()> {
+    wsfiles::own_create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))
+}
+
+/// Reads one of the engine's own small files (the index signature).
+pub fn read_own(path: &Path) -> Option<Vec<u8>> {
+    wsfiles::own_read(path, MAX_STATE_BYTES)
 }
 
 /// Removes a folder tree; used to discard a corrupt or outdated index.
 pub fn remove_dir_all_if_exists(dir: &Path) -> Result<()> {
-    match fs::remove_dir_all(dir) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e).with_context(|| format!("removing {}", dir.display())),
-    }
+    wsfiles::own_remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))
 }
 
 pub fn content_hash(text: &str) -> String {
@@ -192,13 +135,14 @@ pub fn content_hash(text: &str) -> String {
 
 /// Current content identity of a workspace file (for read evidence): the content hash of
 /// text files; for media and other binaries, size + mtime (never reading a large video).
-pub fn hash_file(root: &Path, rel: &str) -> Option<String> {
-    let path = root.join(rel);
-    let meta = fs::metadata(&path).ok()?;
+/// Only regular files inside the root count: a link out of the workspace, a FIFO or a
+/// device is `None` and never opened for long.
+pub fn hash_file(files: &Confined, rel: &str) -> Option<String> {
+    let st = files.stat(rel)?;
     if classify::kind_of(rel) != Some(classify::Kind::Media) {
-        if let ReadOutcome::Text(text) = read_text(&path, MAX_FILE_BYTES) {
+        if let ReadOutcome::Text(text) = read_text(files, rel, MAX_FILE_BYTES) {
             return Some(content_hash(&text));
         }
     }
-    Some(format!("{}:{}", meta.len(), mtime_ms(&meta)))
+    Some(format!("{}:{}", st.size, st.mtime_ms))
 }

@@ -207,12 +207,12 @@ impl WorkspaceIndex {
     }
 
     fn try_open(dir: &Path, with_imports: bool) -> Result<Self> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        crate::fsio::create_dir_all(dir)?;
         let signature_path = dir.join(SIGNATURE_FILE);
         let expected = Signature { version: INDEX_VERSION, imports: with_imports };
         let has_meta = dir.join("meta.json").exists();
         if has_meta {
-            let found: Option<Signature> = std::fs::read(&signature_path).ok().and_then(|b| serde_json::from_slice(&b).ok());
+            let found: Option<Signature> = crate::fsio::read_own(&signature_path).and_then(|b| serde_json::from_slice(&b).ok());
             if found.as_ref() != Some(&expected) {
                 return Err(anyhow!("index signature differs"));
             }

@@ -31,10 +31,14 @@ pub struct LinkRef {
 
 const SUMMARY_MAX_CHARS: usize = 160;
 
-/// Removes inline Markdown decoration from a single line of prose.
+/// Removes inline Markdown decoration from a single line of prose. Linear in the line:
+/// the position of the next `)` is remembered, so a line of many `](` without a closing
+/// parenthesis is not rescanned once per `](`.
 pub fn strip_inline_markup(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let chars: Vec<char> = line.chars().collect();
+    // The next `)` at or after the cached position (None = no `)` at all from there on).
+    let mut next_close: Option<Option<usize>> = None;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -45,8 +49,17 @@ pub fn strip_inline_markup(line: &str) -> String {
             ']' => {
                 // drop a following `(dest)` of an inline link, keep the link text
                 if chars.get(i + 1) == Some(&'(') {
-                    if let Some(close) = chars[i + 1..].iter().position(|&ch| ch == ')') {
-                        i += close + 2;
+                    let close = match next_close {
+                        Some(Some(at)) if at > i + 1 => Some(at),
+                        Some(None) => None,
+                        _ => {
+                            let found = chars[i + 2..].iter().position(|&ch| ch == ')').map(|p| p + i + 2);
+                            next_close = Some(found);
+                            found
+                        }
+                    };
+                    if let Some(at) = close {
+                        i = at + 1;
                         continue;
                     }
                 }
@@ -222,12 +235,13 @@ pub fn extract_links(text: &str) -> Vec<LinkRef> {
             _ => {}
         }
     }
+    let mut seen: std::collections::HashSet<(String, u32)> = out.iter().map(|l| (l.destination.clone(), l.line)).collect();
     for (destination, offset) in definitions {
         if out.len() >= MAX_LINKS {
             break;
         }
         let line = lines.line_of(offset);
-        if !out.iter().any(|l| l.destination == destination && l.line == line) {
+        if seen.insert((destination.clone(), line)) {
             out.push(LinkRef { destination, line, from_code_span: false });
         }
     }
@@ -238,6 +252,16 @@ pub fn extract_links(text: &str) -> Vec<LinkRef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stripping_is_linear_and_keeps_link_text() {
+        assert_eq!(strip_inline_markup("see [the *guide*](docs/a.md) and `x`"), "see the guide and x");
+        assert_eq!(strip_inline_markup("a](b](c)d"), "ad");
+        assert_eq!(strip_inline_markup("[x](y"), "x(y");
+        // 200 000 `](` without a `)`: one scan, not one per `](` (this took seconds).
+        let line = "a](".repeat(200_000);
+        assert_eq!(strip_inline_markup(&line).len(), 2 * 200_000);
+    }
 
     #[test]
     fn head_skips_front_matter_and_fences() {

@@ -15,6 +15,10 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Request, Response, Result};
 pub const INVALID_MESSAGE: &str = "knit/$invalidMessage";
 /// Frames larger than this are refused (and the stream re-synchronised).
 const MAX_FRAME: usize = 64 << 20;
+/// A header block (from `Content-Length` to the blank line) longer than this is garbage:
+/// it is dropped and the stream re-synchronised, so a header that never ends can neither
+/// grow the buffer without limit nor be rescanned on every read.
+const MAX_HEADER: usize = 8 << 10;
 
 /// Copies `input` to `output` frame by frame, sanitising as described above. Returns
 /// at end of input.
@@ -61,7 +65,15 @@ fn next_frame(buf: &mut Vec<u8>) -> Option<Frame> {
                 return None;
             }
         }
-        let head_end = find(buf, b"\r\n\r\n")?;
+        let window = &buf[..buf.len().min(MAX_HEADER + 4)];
+        let Some(head_end) = find(window, b"\r\n\r\n") else {
+            if buf.len() > MAX_HEADER + 4 {
+                // Not a header: skip past this `Content-Length` and look for the next one.
+                buf.drain(..1);
+                continue;
+            }
+            return None;
+        };
         let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
         let len = head.lines().find_map(|l| {
             let (k, v) = l.split_once(':')?;
@@ -130,6 +142,23 @@ pub fn invalid_message(params: Value) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_without_its_blank_line_is_dropped_not_buffered() {
+        // 1 MiB of header that never ends, then a good frame.
+        let good = br#"{"jsonrpc":"2.0","method":"initialized"}"#;
+        let mut buf = b"Content-Length: 10\r\n".to_vec();
+        buf.extend(std::iter::repeat_n(b'x', 1 << 20));
+        buf.extend_from_slice(format!("Content-Length: {}\r\n\r\n", good.len()).as_bytes());
+        buf.extend_from_slice(good);
+        let Some(Frame::Body(b)) = next_frame(&mut buf) else { panic!("the good frame after the garbage is found") };
+        assert_eq!(b, good);
+        // A pending header is kept only up to the header limit.
+        let mut pending = b"Content-Length: 10\r\n".to_vec();
+        pending.extend(std::iter::repeat_n(b'y', 3 * MAX_HEADER));
+        assert!(next_frame(&mut pending).is_none());
+        assert!(pending.len() <= MAX_HEADER + 4, "kept {} bytes", pending.len());
+    }
 
     #[test]
     fn frames_are_resynchronised_and_sanitised() {

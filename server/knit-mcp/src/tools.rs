@@ -276,13 +276,12 @@ impl Tools {
             Ok(e) => e,
             Err(e) => return ToolOutcome::error(format!("cannot open the context index: {e:#}")),
         };
-        let mut marked = Vec::new();
-        for p in list.iter().filter_map(Value::as_str) {
-            if let Err(e) = engine.did_read(p) {
-                return ToolOutcome::error(format!("{p}: {e:#}"));
-            }
-            marked.push(engine.relative(p).unwrap_or_else(|| p.to_string()));
-        }
+        let paths: Vec<&str> = list.iter().filter_map(Value::as_str).collect();
+        // All or nothing: one bad path marks none, and the state is saved once.
+        let marked = match engine.did_read_many(&paths) {
+            Ok(m) => m,
+            Err(e) => return ToolOutcome::error(format!("{e:#}")),
+        };
         ToolOutcome::ok(format!("marked {} file(s) read: {}", marked.len(), marked.join(", ")), json!({ "read": marked }))
     }
 }

@@ -5,6 +5,9 @@ use knit_anchors::CheckConfig;
 use serde::Deserialize;
 use std::path::Path;
 
+/// A knit.toml larger than this is refused.
+const MAX_CONFIG_BYTES: u64 = 64 * 1024;
+
 #[derive(Debug, Default, Deserialize, Clone, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -53,9 +56,11 @@ impl Config {
     /// Reads `<root>/knit.toml`; a missing file is the default configuration.
     pub fn load(root: &Path) -> Result<Config, ConfigError> {
         let path = root.join("knit.toml");
-        match std::fs::read_to_string(&path) {
+        // Through the confined layer: a knit.toml that is a FIFO, a link out of the root or
+        // a huge file is an error, never a hang.
+        match crate::files::Confined::new(root).read_text("knit.toml", MAX_CONFIG_BYTES) {
             Ok(text) => toml::from_str(&text).map_err(|e| ConfigError(format!("{}: {e}", path.display()))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(knit_anchors::source::ReadError::Missing) => Ok(Config::default()),
             Err(e) => Err(ConfigError(format!("{}: {e}", path.display()))),
         }
     }

@@ -1,18 +1,23 @@
 //! knit-workspace: the disk side of knit, shared by the CLI and the language server.
 //!
-//! It owns root discovery, `knit.toml`, the `.gitignore`-aware file list, bounded and
-//! root-confined reads ([`DiskTree`], the [`SourceTree`] the engine reads through), the
-//! on-disk parse cache ([`DiskDeclStore`]), the last check's states, and the list of
-//! files git reports as changed. The engine crates never touch the disk themselves.
+//! It owns root discovery, `knit.toml`, the one `.gitignore`-aware walk ([`walk`]),
+//! bounded and root-confined reads and atomic doc writes ([`files::Confined`]; [`DiskTree`]
+//! is the [`SourceTree`] the engine reads through), the on-disk parse cache
+//! ([`DiskDeclStore`]), the last check's states, and git read in-process ([`changed_files`]).
+//! The engine crates never touch the disk themselves.
 
 mod config;
+pub mod files;
 mod git;
 mod store;
 mod tree;
+pub mod walk;
 
 pub use config::{Config, ConfigError};
+pub use files::{Confined, EditSnapshot, FileStat, WriteError};
 pub use git::changed_files;
-pub use store::{cache_dir_for, DiskDeclStore, StateStore};
+pub use store::{cache_base, cache_dir_for, state_base, workspace_key, DiskDeclStore, StateStore};
 pub use tree::{find_root, DiskTree};
+pub use walk::{WalkPolicy, WalkedEntry};
 
 pub use knit_anchors::SourceTree;

@@ -2,9 +2,11 @@
 //! root: a path with `..`, or one that resolves through a symlink to outside the root,
 //! is refused and never opened.
 
-use knit_anchors::source::{bytes_to_text, ReadError};
+use crate::files::Confined;
+use crate::walk::{walk, WalkPolicy};
+use knit_anchors::source::ReadError;
 use knit_anchors::SourceTree;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// The nearest folder at or above `start` holding `.git` or `knit.toml`, else `start`.
@@ -20,72 +22,38 @@ pub fn find_root(start: &Path) -> PathBuf {
     start
 }
 
-/// Folders never walked, whatever `.gitignore` says: dependency, build and VCS output.
-const NOISE_DIRS: &[&str] = &["node_modules", ".git", "target", "dist", "build", "out", "coverage", ".build", "Pods", "DerivedData", ".next", ".venv", "venv", "__pycache__"];
-
 pub struct DiskTree {
-    root: PathBuf,
+    files_io: Confined,
     files: OnceLock<Arc<Vec<String>>>,
 }
 
 impl DiskTree {
     pub fn new(root: &Path) -> DiskTree {
-        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-        DiskTree { root, files: OnceLock::new() }
+        DiskTree { files_io: Confined::new(root), files: OnceLock::new() }
     }
 
     pub fn root(&self) -> &Path {
-        &self.root
+        self.files_io.root()
+    }
+
+    /// The confined file layer of this workspace (reads, doc edits).
+    pub fn confined(&self) -> &Confined {
+        &self.files_io
     }
 
     /// Workspace-relative `/`-separated form of an absolute or relative path, if it lies
     /// inside the root (lexically).
     pub fn relative(&self, p: &Path) -> Option<String> {
-        let abs = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().ok()?.join(p) };
-        let abs = normalize(&abs);
-        let rel = abs.strip_prefix(&self.root).ok()?;
-        Some(rel.to_string_lossy().replace('\\', "/"))
+        self.files_io.relative(p)
     }
 
-    /// The absolute path of a workspace-relative path, refusing escapes.
+    /// The real path of a workspace-relative path, refusing escapes.
     pub fn absolute(&self, rel: &str) -> Result<PathBuf, ReadError> {
-        let p = Path::new(rel);
-        if p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir | Component::Prefix(_))) {
-            return Err(ReadError::Outside);
-        }
-        let abs = self.root.join(p);
-        // A symlink may lead outside: resolve and re-check when the file exists.
-        if let Ok(real) = abs.canonicalize() {
-            if !real.starts_with(&self.root) {
-                return Err(ReadError::Outside);
-            }
-        }
-        Ok(abs)
+        self.files_io.resolve(rel)
     }
 
     fn walk(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let walker = ignore::WalkBuilder::new(&self.root)
-            .hidden(false)
-            .git_ignore(true)
-            .git_global(false)
-            .git_exclude(true)
-            .require_git(false)
-            .follow_links(false)
-            .filter_entry(|e| {
-                let name = e.file_name().to_string_lossy();
-                !(e.file_type().is_some_and(|t| t.is_dir()) && NOISE_DIRS.contains(&name.as_ref()))
-            })
-            .build();
-        for entry in walker.flatten() {
-            if entry.file_type().is_some_and(|t| t.is_file()) {
-                if let Ok(rel) = entry.path().strip_prefix(&self.root) {
-                    out.push(rel.to_string_lossy().replace('\\', "/"));
-                }
-            }
-        }
-        out.sort();
-        out
+        walk(self.root(), &WalkPolicy::default()).into_iter().map(|e| e.rel).collect()
     }
 
     /// Markdown files under the given workspace-relative folders or files (all when empty).
@@ -103,43 +71,17 @@ impl DiskTree {
     }
 }
 
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
 impl SourceTree for DiskTree {
     fn files(&self) -> Arc<Vec<String>> {
         self.files.get_or_init(|| Arc::new(self.walk())).clone()
     }
 
     fn read(&self, path: &str, max_bytes: u64) -> Result<Arc<str>, ReadError> {
-        let abs = self.absolute(path)?;
-        let meta = std::fs::metadata(&abs).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => ReadError::Missing,
-            _ => ReadError::Io(e.to_string()),
-        })?;
-        if !meta.is_file() {
-            return Err(ReadError::Missing);
-        }
-        if meta.len() > max_bytes {
-            return Err(ReadError::TooLarge(meta.len()));
-        }
-        let bytes = std::fs::read(&abs).map_err(|e| ReadError::Io(e.to_string()))?;
-        bytes_to_text(bytes)
+        self.files_io.read_text(path, max_bytes)
     }
 
     fn exists(&self, path: &str) -> bool {
-        self.absolute(path).map(|p| p.exists()).unwrap_or(false)
+        self.files_io.exists(path)
     }
 }
 
