@@ -47,8 +47,48 @@ pub trait SourceTree: Sync {
 /// unchanged. An optional [`DeclStore`] persists entries across processes.
 #[derive(Default)]
 pub struct DeclCache {
-    map: Mutex<HashMap<(Lang, [u8; 32]), Arc<FileSyntax>>>,
+    map: Mutex<LruMap>,
     store: Option<Box<dyn DeclStore>>,
+}
+
+/// At most this many parses are kept in memory. Above the repository-wide stages' file
+/// budget (4 000) so one check never evicts what it still needs, and small enough that a
+/// long editor session — every keystroke is new content — keeps flat memory.
+pub const DECL_CACHE_ENTRIES: usize = 8192;
+
+/// Parses by content with a use clock: when full, the least recently used half goes.
+#[derive(Default)]
+struct LruMap {
+    entries: HashMap<(Lang, [u8; 32]), (Arc<FileSyntax>, u64)>,
+    clock: u64,
+}
+
+impl LruMap {
+    fn get(&mut self, key: &(Lang, [u8; 32])) -> Option<Arc<FileSyntax>> {
+        self.clock += 1;
+        let now = self.clock;
+        self.entries.get_mut(key).map(|(v, used)| {
+            *used = now;
+            v.clone()
+        })
+    }
+
+    fn insert(&mut self, key: (Lang, [u8; 32]), value: Arc<FileSyntax>) {
+        if self.entries.len() >= DECL_CACHE_ENTRIES {
+            let mut ages: Vec<u64> = self.entries.values().map(|(_, used)| *used).collect();
+            let mid = ages.len() / 2;
+            let (_, cut, _) = ages.select_nth_unstable(mid);
+            let cut = *cut;
+            self.entries.retain(|_, (_, used)| *used > cut);
+        }
+        self.clock += 1;
+        self.entries.insert(key, (value, self.clock));
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
 }
 
 /// Persistence for [`DeclCache`] (the CLI keeps it in the user's cache directory).
@@ -59,13 +99,13 @@ pub trait DeclStore: Send + Sync {
 
 impl DeclCache {
     pub fn with_store(store: Box<dyn DeclStore>) -> Self {
-        DeclCache { map: Mutex::new(HashMap::new()), store: Some(store) }
+        DeclCache { map: Mutex::new(LruMap::default()), store: Some(store) }
     }
 
     /// The declarations of `text` parsed as `lang`, from cache when possible.
     pub fn parse(&self, lang: Lang, text: &str) -> Arc<FileSyntax> {
         let key = *blake3::hash(text.as_bytes()).as_bytes();
-        if let Some(hit) = self.map.lock().ok().and_then(|m| m.get(&(lang, key)).cloned()) {
+        if let Some(hit) = self.map.lock().ok().and_then(|mut m| m.get(&(lang, key))) {
             return hit;
         }
         let syntax = self
@@ -81,9 +121,6 @@ impl DeclCache {
             });
         let syntax = Arc::new(syntax);
         if let Ok(mut m) = self.map.lock() {
-            if m.len() > 50_000 {
-                m.clear();
-            }
             m.insert((lang, key), syntax.clone());
         }
         syntax
@@ -133,5 +170,27 @@ impl SourceTree for MemTree {
     fn exists(&self, path: &str) -> bool {
         let p = path.trim_end_matches('/');
         self.files.contains_key(p) || self.files.keys().any(|k| k.starts_with(&format!("{p}/")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parse_cache_is_bounded_and_keeps_what_is_used() {
+        let cache = DeclCache::default();
+        let hot = "export function hot() { return 1 }";
+        cache.parse(Lang::TypeScript, hot);
+        for i in 0..(DECL_CACHE_ENTRIES + 100) {
+            cache.parse(Lang::TypeScript, &format!("export const v{i} = {i};"));
+            if i % 64 == 0 {
+                cache.parse(Lang::TypeScript, hot);
+            }
+        }
+        let m = cache.map.lock().unwrap();
+        assert!(m.len() <= DECL_CACHE_ENTRIES, "{} entries", m.len());
+        let key = (Lang::TypeScript, *blake3::hash(hot.as_bytes()).as_bytes());
+        assert!(m.entries.contains_key(&key), "a recently used parse was evicted");
     }
 }

@@ -286,6 +286,14 @@ impl Client {
         self.inbox.lock().unwrap().notifications.clone()
     }
 
+    /// Forgets the notifications received so far (long sessions keep memory flat); the
+    /// latest diagnostics per URI are kept.
+    pub fn clear_notifications(&self) {
+        let mut g = self.inbox.lock().unwrap();
+        g.notifications.clear();
+        g.server_requests.clear();
+    }
+
     pub fn server_requests(&self) -> Vec<Value> {
         self.inbox.lock().unwrap().server_requests.clone()
     }
