@@ -292,6 +292,11 @@ pub fn for_each_term_ref(text: &str, mut sink: impl FnMut(TermRef<'_>)) {
                 continue;
             }
             lowercase_into(trimmed, &mut whole);
+            // Stop words are removed before plural folding: `does` is a stop word, its
+            // folded form `doe` is not.
+            if is_stop_word(&whole) {
+                whole.clear();
+            }
             fold_plural_in_place(&mut whole);
             if word_is_indexable(&whole) {
                 sink(TermRef { term: &whole, char_start: start_char, char_end: char_pos, is_cjk: false });
@@ -301,6 +306,9 @@ pub fn for_each_term_ref(text: &str, mut sink: impl FnMut(TermRef<'_>)) {
                 if parts.len() > 1 {
                     for part in parts {
                         lowercase_into(part, &mut part_buf);
+                        if is_stop_word(&part_buf) {
+                            continue;
+                        }
                         fold_plural_in_place(&mut part_buf);
                         if part_buf != whole && word_is_indexable(&part_buf) {
                             sink(TermRef { term: &part_buf, char_start: start_char, char_end: char_pos, is_cjk: false });
@@ -414,6 +422,15 @@ mod tests {
             assert!(terms.contains(&expected.to_string()), "missing {expected} in {terms:?}");
         }
         assert!(!terms.contains(&"use".to_string()), "stop word leaked: {terms:?}");
+    }
+
+    #[test]
+    fn stop_words_go_before_plurals_are_folded() {
+        let terms = terms_of("What does this do with the states of uses?");
+        assert!(!terms.contains(&"doe".to_string()) && !terms.contains(&"use".to_string()), "{terms:?}");
+        assert_eq!(terms, vec!["state"]);
+        let terms = terms_of("DoesExist");
+        assert!(terms.contains(&"exist".to_string()) && !terms.contains(&"doe".to_string()), "{terms:?}");
     }
 
     #[test]

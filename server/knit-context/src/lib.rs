@@ -13,6 +13,8 @@
 //! - [`index`]: the tantivy index and BM25F scoring;
 //! - [`task`]: request → weighted, IDF-selected terms;
 //! - [`relations`]: references / documents / imports / tests;
+//! - [`cochange`]: files changed together in git history;
+//! - [`symbols`]: identifiers declared in one file and used in another;
 //! - [`tiers`]: the pure tier assembly;
 //! - [`control`]: pins, exclusions, read evidence, epochs;
 //! - [`fsio`]: every file-system access;
@@ -22,6 +24,7 @@
 pub mod analysis;
 pub mod anchor_facts;
 pub mod classify;
+pub mod cochange;
 pub mod control;
 pub mod engine;
 pub mod fsio;
@@ -29,6 +32,7 @@ pub mod index;
 pub mod markdown;
 pub mod passages;
 pub mod relations;
+pub mod symbols;
 pub mod task;
 pub mod tiers;
 pub mod wire;

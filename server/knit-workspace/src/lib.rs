@@ -9,6 +9,7 @@
 mod config;
 pub mod files;
 mod git;
+pub mod history;
 mod store;
 mod tree;
 pub mod walk;
@@ -16,6 +17,7 @@ pub mod walk;
 pub use config::{Config, ConfigError};
 pub use files::{Confined, EditSnapshot, FileStat, WriteError};
 pub use git::changed_files;
+pub use history::{History, HistoryLimits};
 pub use store::{cache_base, cache_dir_for, state_base, workspace_key, DiskDeclStore, StateStore};
 pub use tree::{find_root, DiskTree};
 pub use walk::{WalkPolicy, WalkedEntry};
