@@ -54,6 +54,10 @@ impl CoChange {
         &self.history
     }
 
+    pub fn into_history(self) -> History {
+        self.history
+    }
+
     /// Commits (within the history read) that changed `path`.
     pub fn commits_of(&self, path: &str) -> usize {
         self.by_path.get(path).map_or(0, Vec::len)

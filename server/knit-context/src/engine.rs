@@ -13,7 +13,11 @@ use rayon::prelude::*;
 
 use crate::classify::{self, Kind};
 use crate::control::{ControlState, EpochState, ReadState};
+use crate::cochange::CoChange;
 use crate::fsio::{self, ReadOutcome, WalkedFile};
+use crate::fusion::{self, FusionWeights};
+use crate::signals::{self, SymbolTable};
+use knit_workspace::{History, HistoryLimits};
 use knit_workspace::files::Confined;
 use crate::index::{self, FileRecord, PassageDetail, PreparedFile, SkipReason, WorkspaceIndex};
 use crate::markdown;
@@ -53,6 +57,10 @@ pub struct EngineOptions {
     /// Indexing threads (tantivy writer and file preparation).
     pub index_threads: usize,
     pub max_file_bytes: u64,
+    /// The rank-fusion weights (frozen defaults; evaluations may override them).
+    pub fusion: FusionWeights,
+    /// How much git history the co-change signal reads; `None` turns it off.
+    pub history: Option<HistoryLimits>,
 }
 
 impl Default for EngineOptions {
@@ -64,6 +72,8 @@ impl Default for EngineOptions {
             rescan_interval: Some(Duration::from_secs(30)),
             index_threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4),
             max_file_bytes: fsio::MAX_FILE_BYTES,
+            fusion: FusionWeights::default(),
+            history: Some(HistoryLimits::default()),
         }
     }
 }
@@ -135,6 +145,15 @@ pub struct ContextEngine {
     reads: ReadState,
     epochs: EpochState,
     graph: Option<RelationGraph>,
+    /// Who declares which names; rebuilt with the graph.
+    symbol_table: Option<SymbolTable>,
+    /// The co-change table of the workspace's git history (`None`: no usable history,
+    /// see `history_note`).
+    cochange: Option<CoChange>,
+    /// Why co-change is missing or partial (reported in `degraded`).
+    history_note: Option<String>,
+    /// The focused file's exact declared names, by content hash (one parse per content).
+    focus_decls: Option<(String, Vec<String>)>,
     last_scan: Option<Instant>,
     rebuilt: bool,
     /// The private folder the index lives in when the cache folder was unusable (removed
@@ -144,6 +163,10 @@ pub struct ContextEngine {
     /// Why the cache folder could not be used, reported in every pack's `degraded`.
     cache_problem: Option<String>,
 }
+
+/// Lexical hits considered for fusion and tiers (beyond the pack's limit: a hit ranked
+/// 30th by words may be first by co-change).
+const LEXICAL_DEPTH: usize = 40;
 
 /// Files prepared (read and analysed) at a time during a scan: bounds peak memory.
 const PREPARE_BATCH: usize = 256;
@@ -185,6 +208,7 @@ fn prepare(walked: &WalkedFile, files: &Confined, text_override: Option<&str>, e
         links: Vec::new(),
         imports: Vec::new(),
         skipped: None,
+        decls: Vec::new(),
     };
     if walked.kind == Kind::Media {
         return Prepared::File(Box::new(PreparedFile { record: base, title_text: name, summary_text: dir, body_text: String::new(), passages: Vec::new() }));
@@ -222,6 +246,7 @@ fn prepare(walked: &WalkedFile, files: &Confined, text_override: Option<&str>, e
         if let Some(extract) = extractor {
             record.imports = relations::relative_imports(extract, rel, &text);
         }
+        record.decls = crate::symbols::declared_names(&text);
         (name.clone(), dir, passages::split(&text, Kind::Code, 0))
     };
     let lines: Vec<&str> = text.lines().collect();
@@ -309,6 +334,10 @@ impl ContextEngine {
             state_dir,
             index,
             graph: None,
+            symbol_table: None,
+            cochange: None,
+            history_note: None,
+            focus_decls: None,
             last_scan: None,
             rebuilt,
         })
@@ -326,6 +355,56 @@ impl ContextEngine {
         &self.state_dir
     }
 
+    /// Brings the co-change table up to the repository's HEAD: from the cached history
+    /// when there is one (only new commits are read), else from scratch. A folder
+    /// without git, or an unreadable repository, leaves co-change off and says why.
+    fn update_history(&mut self) {
+        let Some(limits) = self.options.history else {
+            self.cochange = None;
+            self.history_note = None;
+            return;
+        };
+        let cache = self.index_dir.with_file_name("history-v1.bin");
+        let previous = match self.cochange.take() {
+            Some(cc) => Some(cc.into_history()),
+            None => History::load(&cache),
+        };
+        let read = match previous {
+            Some(h) => h.update(&self.root, limits),
+            None => History::read(&self.root, limits),
+        };
+        match read {
+            Ok(h) => {
+                h.save(&cache);
+                self.history_note = if h.shallow {
+                    Some(format!("shallow clone: co-change uses the {} commits available", h.walked))
+                } else if h.head.is_none() {
+                    Some("the repository has no commits yet: no co-change".to_string())
+                } else {
+                    None
+                };
+                self.cochange = Some(CoChange::new(h));
+            }
+            Err(e) => {
+                self.cochange = None;
+                self.history_note = Some(format!("no git history ({e}): co-change not used"));
+            }
+        }
+    }
+
+    /// The focused file's exact declared names, parsed once per content.
+    fn focus_declarations(&mut self, path: &str, text: &str) -> Vec<String> {
+        let hash = fsio::content_hash(text);
+        if let Some((h, names)) = &self.focus_decls {
+            if *h == hash {
+                return names.clone();
+            }
+        }
+        let names = crate::symbols::exact_declared_names(path, text);
+        self.focus_decls = Some((hash, names.clone()));
+        names
+    }
+
     /// Drops the index and builds it again from the workspace.
     fn rebuild(&mut self) -> Result<()> {
         self.index.release_writer();
@@ -333,6 +412,7 @@ impl ContextEngine {
         let (index, _) = WorkspaceIndex::open_or_rebuild(&self.index_dir, self.options.import_extractor.is_some())?;
         self.index = index;
         self.graph = None;
+        self.symbol_table = None;
         self.rebuilt = true;
         self.scan_and_apply()?;
         Ok(())
@@ -389,8 +469,10 @@ impl ContextEngine {
         self.index.commit()?;
         if report.updated + report.removed > 0 && report.written {
             self.graph = None;
+            self.symbol_table = None;
         }
         self.last_scan = Some(Instant::now());
+        self.update_history();
         Ok(report)
     }
 
@@ -417,6 +499,7 @@ impl ContextEngine {
         self.index.commit()?;
         if report.updated + report.removed > 0 && report.written {
             self.graph = None;
+            self.symbol_table = None;
         }
         Ok(report)
     }
@@ -674,7 +757,11 @@ impl ContextEngine {
     fn pack_now(&mut self, params: &PackParams, input: &TaskInput, anchors: &dyn AnchorFacts) -> Result<PackResult> {
         let Retrieval { limit, buffers, open_paths, focused, open_set, pinned_set, source, text, eligible, collected, excluded, terms, weighted, degraded_by_terms, scores, ranked } = self.retrieve(params, input)?;
         let candidates = ranked.len();
-        let considered: Vec<u32> = ranked.iter().copied().take(limit.max(24)).collect();
+        let focus_decls: Vec<String> = match focused.as_deref().and_then(|f| buffers.iter().find(|b| b.path == f)) {
+            Some(b) => self.focus_declarations(&b.path, &b.text),
+            None => Vec::new(),
+        };
+        let considered: Vec<u32> = ranked.iter().copied().take(limit.max(LEXICAL_DEPTH)).collect();
         let pinned_slots: Vec<u32> = self.control.pinned.iter().filter_map(|r| self.index.slot_of(&r.path)).filter(|&s| eligible[s as usize]).collect();
         let mut detail_slots = considered.clone();
         detail_slots.extend(pinned_slots.iter().copied().filter(|s| scores.scores.get(*s as usize).is_some_and(|&v| v > 0.0)));
@@ -706,14 +793,38 @@ impl ContextEngine {
         };
         let focused_ref = focused.as_deref();
         // the graph is rebuilt only after the index changed; packs borrow it
-        let graph = match self.graph.take() {
-            Some(graph) => graph,
-            None => {
+        let (graph, symbol_table) = match (self.graph.take(), self.symbol_table.take()) {
+            (Some(graph), Some(table)) => (graph, table),
+            _ => {
                 let records: Vec<&FileRecord> = self.index.records().map(|(_, r)| r).collect();
-                relations::build_graph(&records)
+                (relations::build_graph(&records), SymbolTable::build(&records))
             }
         };
-        let (mut placements, mut truncated) = tiers::assemble(&hits, &graph, focused_ref, &allowed, &rules);
+        // Every signal's list, then their fusion (see `signals` and `fusion`).
+        let focus_text = focused_ref.and_then(|f| buffers.iter().find(|b| b.path == f)).map(|b| b.text.as_str());
+        let other_open: Vec<&str> = open_paths.iter().map(String::as_str).filter(|p| Some(*p) != focused_ref).collect();
+        let is_doc = |p: &str| self.index.slot_of(p).and_then(|s| self.index.record(s)).is_some_and(|r| r.kind == Kind::Doc);
+        let inputs = signals::Inputs {
+            focus: match (focused_ref, focus_text) {
+                (Some(path), Some(text)) => Some(signals::Focus { path, text, declared: &focus_decls }),
+                _ => None,
+            },
+            other_open,
+            lexical: hits.iter().map(|h| (h.path.clone(), tiers::hit_reasons(h))).collect(),
+            graph: &graph,
+            cochange: self.cochange.as_ref(),
+            symbols: &symbol_table,
+            allowed: &allowed,
+            is_doc: &is_doc,
+        };
+        let index = &self.index;
+        let mut files_with_term = |term: &str| -> Vec<String> {
+            index.files_with_term(term, &eligible, signals::MAX_USERS).unwrap_or_default().into_iter().filter_map(|s| index.record(s).map(|r| r.path.clone())).collect()
+        };
+        let evidence = signals::collect(&inputs, &mut files_with_term);
+        let weights = if source == "openBuffers" { self.options.fusion.open } else { self.options.fusion.query };
+        let fused = fusion::fuse(&evidence, &weights);
+        let (mut placements, mut truncated) = tiers::assemble(&fused, &hits, &rules);
         truncated += candidates.saturating_sub(considered.len());
 
         let mut degraded = None;
@@ -821,8 +932,13 @@ impl ContextEngine {
         }
 
         self.graph = Some(graph);
+        self.symbol_table = Some(symbol_table);
         if let Some(problem) = &self.cache_problem {
             degraded = Some(add_degradation(degraded, "cacheUnusable", problem));
+        }
+        if let (Some(note), true) = (&self.history_note, focused.is_some()) {
+            // Only open-buffer packs lean on co-change; a query pack is not weaker without it.
+            degraded = Some(add_degradation(degraded, "noHistory", note));
         }
         let stats = Stats {
             collected,

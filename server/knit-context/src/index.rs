@@ -77,6 +77,9 @@ pub struct FileRecord {
     pub imports: Vec<ImportRef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<SkipReason>,
+    /// Names the file declares (code files; keyword scan, see `symbols`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decls: Vec<String>,
 }
 
 impl FileRecord {
@@ -479,6 +482,30 @@ impl WorkspaceIndex {
             best = best.max(df as u32);
         }
         Ok(best)
+    }
+
+    /// Slots of the eligible files whose content (body) holds `term`, at most `max + 1`
+    /// (the caller treats more than `max` as "too common to relate files"). The term is
+    /// an index term: the analyser's form of a word or whole identifier.
+    pub fn files_with_term(&self, term: &str, eligible: &[bool], max: usize) -> Result<Vec<u32>> {
+        let searcher = self.reader.searcher();
+        let mut out = Vec::new();
+        for (segment, map) in searcher.segment_readers().iter().zip(&self.segments) {
+            let inverted = segment.inverted_index(self.fields.body)?;
+            let Some(mut postings) = inverted.read_postings(&Term::from_field_text(self.fields.body, term), IndexRecordOption::Basic)? else { continue };
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                let slot = map.doc_to_file.get(doc as usize).copied().unwrap_or(u32::MAX);
+                if slot != u32::MAX && eligible.get(slot as usize).copied().unwrap_or(false) && !segment.is_deleted(doc) {
+                    out.push(slot);
+                    if out.len() > max {
+                        return Ok(out);
+                    }
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(out)
     }
 
     /// BM25F over file documents for `terms` (term, query weight). Only slots with

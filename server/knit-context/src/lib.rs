@@ -15,6 +15,9 @@
 //! - [`relations`]: references / documents / imports / tests;
 //! - [`cochange`]: files changed together in git history;
 //! - [`symbols`]: identifiers declared in one file and used in another;
+//! - [`signals`]: the evidence lists of one task (lexical, co-change, imports, tests,
+//!   anchors, shared identifiers);
+//! - [`fusion`]: weighted reciprocal-rank fusion of those lists;
 //! - [`tiers`]: the pure tier assembly;
 //! - [`control`]: pins, exclusions, read evidence, epochs;
 //! - [`fsio`]: every file-system access;
@@ -28,10 +31,12 @@ pub mod cochange;
 pub mod control;
 pub mod engine;
 pub mod fsio;
+pub mod fusion;
 pub mod index;
 pub mod markdown;
 pub mod passages;
 pub mod relations;
+pub mod signals;
 pub mod symbols;
 pub mod task;
 pub mod tiers;

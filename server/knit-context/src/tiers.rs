@@ -1,21 +1,24 @@
-//! Tier assembly (DESIGN 4.3): a deterministic projection of the ranking plus relation
-//! facts into primary / supporting / related / more. No score leaves this module; every
-//! placement carries reasons that a reader can check against the files.
+//! Tier assembly (DESIGN 4.3): a deterministic projection of the fused ranking
+//! ([`crate::fusion`]) into primary / supporting / related / more. No score leaves this
+//! module; every placement carries reasons that a reader can check against the files.
 //!
-//! - primary (cap 1): the first hit in rank order with a foothold — a task term in the title
-//!   or summary (file name or path for code) — whose score is at least 30 % of the top;
-//! - supporting (cap 3): hits that hold the deepest passage for a task term (seen at least
-//!   twice in one passage beyond the head), then relations of the primary, then relations
-//!   of the focused buffer;
-//! - related (cap 5): the other hits, then zero-hit neighbours of the primary / focused buffer;
-//! - more: the next hits, up to the limit.
+//! - primary (cap 1): the first lexical hit (in lexical order) with a foothold — a task
+//!   term in the title or summary (file name or path for code) — whose score is at least
+//!   30 % of the top hit's;
+//! - supporting (cap 3): in fused order, hits that hold the deepest passage for a task term
+//!   (seen at least twice in one passage beyond the head) and entries with a relation to
+//!   the task (co-change, imports, tests, anchors, shared identifiers, a link from the best
+//!   hit);
+//! - related (cap 5): the next entries in fused order;
+//! - more: the rest, up to the limit.
 //!
 //! Relations never lift an item into primary.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::classify::Kind;
-use crate::relations::{Edge, RelationGraph};
+use crate::fusion::{Fused, SignalKind};
+use crate::relations::Edge;
 use crate::wire::{Provenance, RelationType};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -128,48 +131,106 @@ pub fn relation_reason(edge: &Edge, item: &str) -> String {
     }
 }
 
-fn relation_priority(kind: RelationType) -> u8 {
-    match kind {
-        RelationType::References => 0,
-        RelationType::Documents => 1,
-        RelationType::Imports => 2,
-        RelationType::Tests => 3,
-    }
-}
-
-/// Neighbours of `anchor` in a stable order: hits by rank first, then the rest by
-/// relation type and path.
-fn ordered_neighbours<'g>(graph: &'g RelationGraph, anchor: &str, hit_rank: &HashMap<&str, usize>) -> Vec<(&'g Edge, String)> {
-    let mut list: Vec<(&Edge, String)> = graph.neighbours(anchor).into_iter().map(|(e, other)| (e, other.to_string())).filter(|(_, other)| other != anchor).collect();
-    list.sort_by(|a, b| {
-        let ra = hit_rank.get(a.1.as_str()).copied().unwrap_or(usize::MAX);
-        let rb = hit_rank.get(b.1.as_str()).copied().unwrap_or(usize::MAX);
-        ra.cmp(&rb).then(relation_priority(a.0.kind).cmp(&relation_priority(b.0.kind))).then(a.1.cmp(&b.1))
-    });
-    list
-}
-
-/// Assembles the tiers. `hits` are in rank order (score > 0); `allowed` says whether a
-/// zero-hit neighbour may be listed (exists, not excluded, not open, not pinned, kind ok).
-pub fn assemble(hits: &[Hit], graph: &RelationGraph, focused: Option<&str>, allowed: &dyn Fn(&str) -> bool, rules: &TierRules) -> (Vec<Placement>, usize) {
-    let mut placements: Vec<Placement> = Vec::new();
-    let mut placed: HashSet<String> = HashSet::new();
-    let hit_rank: HashMap<&str, usize> = hits.iter().enumerate().map(|(i, h)| (h.path.as_str(), i)).collect();
+/// Assembles the tiers from the fused ranking (best first). `hits` are the lexical hits in
+/// rank order (score > 0); a fused entry that is not among them came in through a
+/// relation only.
+///
+/// - primary: the first lexical hit with a foothold and at least 30 % of the top hit's
+///   score, in lexical order — relations never make an item primary;
+/// - supporting: in fused order, entries that hold the deepest passage for a task term or
+///   have a relation to the task (co-change, imports, tests, anchors, shared identifiers,
+///   or a link from the best hit);
+/// - related: the next entries in fused order; more: the rest, up to the limit.
+///
+/// Returns the placements and how many fused entries found no place.
+pub fn assemble(fused: &[Fused], hits: &[Hit], rules: &TierRules) -> (Vec<Placement>, usize) {
+    let hit_of: HashMap<&str, (usize, &Hit)> = hits.iter().enumerate().map(|(i, h)| (h.path.as_str(), (i, h))).collect();
     let top = hits.first().map(|h| h.score).unwrap_or(0.0);
     let budget = rules.limit;
+    let deep = deepest_reasons(hits, rules);
+    let mut placements: Vec<Placement> = Vec::new();
+
+    let reasons_of = |f: &Fused, with_deep: bool| -> Vec<String> {
+        let mut out = Vec::new();
+        let hit = hit_of.get(f.path.as_str());
+        if with_deep {
+            if let Some(d) = hit.and_then(|(rank, _)| deep.get(rank)) {
+                out.extend(d.iter().take(2).cloned());
+            }
+        }
+        // The lexical signal's one-line reason stands for the hit's full field reasons.
+        let mut lexical_done = false;
+        for reason in &f.reasons {
+            match hit {
+                Some((_, h)) if !lexical_done && f.rank_in(SignalKind::Lexical).is_some() && is_lexical_reason(reason) => {
+                    out.extend(hit_reasons(h));
+                    lexical_done = true;
+                }
+                _ if !out.contains(reason) => out.push(reason.clone()),
+                _ => {}
+            }
+        }
+        if !lexical_done {
+            if let Some((_, h)) = hit {
+                out.extend(hit_reasons(h));
+            }
+        }
+        out
+    };
 
     // primary
-    let mut primary: Option<&Hit> = None;
-    if rules.primary_cap > 0 && budget > 0 {
-        primary = hits.iter().find(|h| h.has_foothold() && h.score >= rules.primary_min_share * top);
-        if let Some(p) = primary {
-            placements.push(Placement { path: p.path.clone(), tier: Tier::Primary, provenance: Provenance::Retrieval, reasons: hit_reasons(p), hit_rank: hit_rank.get(p.path.as_str()).copied() });
-            placed.insert(p.path.clone());
-        }
+    // Primary is chosen in lexical order: relations (which fusion mixes in) never decide it.
+    let primary = if rules.primary_cap > 0 && budget > 0 {
+        hits.iter()
+            .find(|h| h.has_foothold() && h.score >= rules.primary_min_share * top)
+            .and_then(|h| fused.iter().position(|f| f.path == h.path))
+    } else {
+        None
+    };
+    if let Some(i) = primary {
+        let f = &fused[i];
+        placements.push(Placement { path: f.path.clone(), tier: Tier::Primary, provenance: Provenance::Retrieval, reasons: reasons_of(f, false), hit_rank: hit_of.get(f.path.as_str()).map(|(r, _)| *r) });
     }
-    let room = |placements: &Vec<Placement>, tier: Tier, cap: usize| placements.iter().filter(|p| p.tier == tier).count() < cap && placements.len() < budget;
+    let count = |placements: &Vec<Placement>, tier: Tier| placements.iter().filter(|p| p.tier == tier).count();
+    let mut unplaced = 0usize;
+    for (i, f) in fused.iter().enumerate() {
+        if Some(i) == primary {
+            continue;
+        }
+        if placements.len() >= budget {
+            unplaced += 1;
+            continue;
+        }
+        let hit = hit_of.get(f.path.as_str());
+        let is_deep = hit.is_some_and(|(rank, _)| deep.contains_key(rank));
+        let tier = if (is_deep || f.has_relation()) && count(&placements, Tier::Supporting) < rules.supporting_cap {
+            Tier::Supporting
+        } else if count(&placements, Tier::Related) < rules.related_cap {
+            Tier::Related
+        } else {
+            Tier::More
+        };
+        let provenance = if hit.is_some() { Provenance::Retrieval } else { Provenance::Relation };
+        placements.push(Placement { path: f.path.clone(), tier, provenance, reasons: reasons_of(f, tier == Tier::Supporting), hit_rank: hit.map(|(r, _)| *r) });
+    }
+    // tiers in order: primary, supporting, related, more (stable within each)
+    placements.sort_by_key(|p| match p.tier {
+        Tier::Primary => 0,
+        Tier::Supporting => 1,
+        Tier::Related => 2,
+        Tier::More => 3,
+    });
+    (placements, unplaced)
+}
 
-    // supporting (a): the deepest passage for a task term
+/// The retrieval reasons a lexical hit gives start with these words.
+fn is_lexical_reason(reason: &str) -> bool {
+    ["titleMatch", "summaryMatch", "filenameMatch", "pathMatch", "bodyMatch", "lexical"].iter().any(|p| reason.starts_with(p))
+}
+
+/// `deepestHit` reasons by hit rank: the hit holding the deepest passage for a task term
+/// (seen at least `deep_min_tf` times in one passage beyond the head).
+fn deepest_reasons(hits: &[Hit], rules: &TierRules) -> HashMap<usize, Vec<String>> {
     let mut deepest_holder: HashMap<&str, (usize, u32, u32, u32)> = HashMap::new();
     for (rank, hit) in hits.iter().enumerate() {
         for (term, tf, start, end) in &hit.deepest {
@@ -191,113 +252,13 @@ pub fn assemble(hits: &[Hit], graph: &RelationGraph, focused: Option<&str>, allo
     for (term, &(rank, tf, start, end)) in deep_terms {
         deep_reasons.entry(rank).or_default().push(format!("deepestHit: \"{term}\" ×{tf} in lines {start}–{end}"));
     }
-    for (rank, hit) in hits.iter().enumerate() {
-        if !room(&placements, Tier::Supporting, rules.supporting_cap) {
-            break;
-        }
-        if placed.contains(&hit.path) {
-            continue;
-        }
-        if let Some(deep) = deep_reasons.get(&rank) {
-            let mut reasons = deep.iter().take(2).cloned().collect::<Vec<_>>();
-            reasons.extend(hit_reasons(hit));
-            placements.push(Placement { path: hit.path.clone(), tier: Tier::Supporting, provenance: Provenance::Retrieval, reasons, hit_rank: Some(rank) });
-            placed.insert(hit.path.clone());
-        }
-    }
-
-    // supporting (b, c): relations of the primary, then of the focused buffer
-    let anchors: Vec<&str> = primary.map(|p| p.path.as_str()).into_iter().chain(focused).collect();
-    let mut neighbour_queue: Vec<(String, Vec<String>, Option<usize>)> = Vec::new();
-    for anchor in &anchors {
-        for (edge, other) in ordered_neighbours(graph, anchor, &hit_rank) {
-            let rank = hit_rank.get(other.as_str()).copied();
-            if rank.is_none() && !allowed(&other) {
-                continue;
-            }
-            let reason = relation_reason(edge, &other);
-            if let Some(existing) = neighbour_queue.iter_mut().find(|(p, _, _)| *p == other) {
-                if !existing.1.contains(&reason) {
-                    existing.1.push(reason);
-                }
-            } else {
-                neighbour_queue.push((other, vec![reason], rank));
-            }
-        }
-    }
-    for (path, reasons, rank) in &neighbour_queue {
-        if !room(&placements, Tier::Supporting, rules.supporting_cap) {
-            break;
-        }
-        if placed.contains(path) {
-            continue;
-        }
-        let mut all = reasons.clone();
-        let provenance = match rank {
-            Some(r) => {
-                all.extend(hit_reasons(&hits[*r]));
-                Provenance::Retrieval
-            }
-            None => Provenance::Relation,
-        };
-        placements.push(Placement { path: path.clone(), tier: Tier::Supporting, provenance, reasons: all, hit_rank: *rank });
-        placed.insert(path.clone());
-    }
-
-    // related: other hits in rank order, then zero-hit neighbours
-    for (rank, hit) in hits.iter().enumerate() {
-        if !room(&placements, Tier::Related, rules.related_cap) {
-            break;
-        }
-        if placed.contains(&hit.path) {
-            continue;
-        }
-        let reasons = hit_reasons(hit);
-        placements.push(Placement { path: hit.path.clone(), tier: Tier::Related, provenance: Provenance::Retrieval, reasons, hit_rank: Some(rank) });
-        placed.insert(hit.path.clone());
-    }
-    for (path, reasons, rank) in &neighbour_queue {
-        if !room(&placements, Tier::Related, rules.related_cap) {
-            break;
-        }
-        if placed.contains(path) || rank.is_some() {
-            continue;
-        }
-        placements.push(Placement { path: path.clone(), tier: Tier::Related, provenance: Provenance::Relation, reasons: reasons.clone(), hit_rank: None });
-        placed.insert(path.clone());
-    }
-
-    // more: next hits up to the limit
-    for (rank, hit) in hits.iter().enumerate() {
-        if placements.len() >= budget {
-            break;
-        }
-        if placed.contains(&hit.path) {
-            continue;
-        }
-        placements.push(Placement { path: hit.path.clone(), tier: Tier::More, provenance: Provenance::Retrieval, reasons: hit_reasons(hit), hit_rank: Some(rank) });
-        placed.insert(hit.path.clone());
-    }
-
-    // items placed on retrieval merit also show their relations to the primary / focus
-    for placement in placements.iter_mut() {
-        if let Some((_, relation_reasons, _)) = neighbour_queue.iter().find(|(p, _, _)| *p == placement.path) {
-            for reason in relation_reasons {
-                if !placement.reasons.contains(reason) {
-                    placement.reasons.push(reason.clone());
-                }
-            }
-        }
-    }
-
-    let unplaced_hits = hits.iter().filter(|h| !placed.contains(&h.path)).count();
-    let unplaced_neighbours = neighbour_queue.iter().filter(|(p, _, r)| r.is_none() && !placed.contains(p)).count();
-    (placements, unplaced_hits + unplaced_neighbours)
+    deep_reasons
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fusion::{fuse, SignalHit, Signals, Weights};
 
     fn hit(path: &str, score: f32, title: &[&str], body: &[&str]) -> Hit {
         Hit {
@@ -315,14 +276,26 @@ mod tests {
         placements.iter().map(|p| (p.tier.as_str(), p.path.as_str())).collect()
     }
 
+    /// Fuses the hits (lexical, in order) with relation-only entries.
+    fn fused(hits: &[Hit], relations: &[(SignalKind, &str, &str)]) -> Vec<Fused> {
+        let mut s = Signals::default();
+        for h in hits {
+            s.push(SignalKind::Lexical, SignalHit { path: h.path.clone(), reason: "lexical".into() });
+        }
+        for (k, p, r) in relations {
+            s.push(*k, SignalHit { path: p.to_string(), reason: r.to_string() });
+        }
+        fuse(&s, &Weights { k: 10.0, by_kind: [1.0, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9], depth: 50 })
+    }
+
     #[test]
     fn primary_needs_a_foothold_and_thirty_percent_of_the_top() {
         let hits = vec![hit("a.md", 10.0, &[], &["x"]), hit("b.md", 2.0, &["x"], &[]), hit("c.md", 3.5, &["x"], &[])];
-        let (placements, _) = assemble(&hits, &RelationGraph::default(), None, &|_| true, &TierRules::default());
+        let (placements, _) = assemble(&fused(&hits, &[]), &hits, &TierRules::default());
         assert_eq!(tiers(&placements)[0], ("primary", "c.md"));
-        assert!(placements[0].reasons[0].starts_with("titleMatch: \"x\""));
+        assert!(placements[0].reasons[0].starts_with("titleMatch: \"x\""), "{:?}", placements[0].reasons);
         let hits = vec![hit("a.md", 10.0, &[], &["x"]), hit("b.md", 2.0, &["x"], &[])];
-        let (placements, _) = assemble(&hits, &RelationGraph::default(), None, &|_| true, &TierRules::default());
+        let (placements, _) = assemble(&fused(&hits, &[]), &hits, &TierRules::default());
         assert!(!placements.iter().any(|p| p.tier == Tier::Primary), "{placements:?}");
     }
 
@@ -330,7 +303,7 @@ mod tests {
     fn caps_are_caps_and_more_respects_the_limit() {
         let hits: Vec<Hit> = (0..30).map(|i| hit(&format!("d{i:02}.md"), 30.0 - i as f32, &[], &["x"])).collect();
         let rules = TierRules { limit: 12, ..Default::default() };
-        let (placements, truncated) = assemble(&hits, &RelationGraph::default(), None, &|_| true, &rules);
+        let (placements, truncated) = assemble(&fused(&hits, &[]), &hits, &rules);
         assert_eq!(placements.iter().filter(|p| p.tier == Tier::Related).count(), 5);
         assert_eq!(placements.iter().filter(|p| p.tier == Tier::Supporting).count(), 0, "no deep hit, no relation: supporting stays empty");
         assert_eq!(placements.len(), 12);
@@ -343,38 +316,26 @@ mod tests {
         deep.deepest = vec![("x".into(), 4, 30, 41)];
         let mut shallow = hit("top.md", 9.0, &["x"], &["x"]);
         shallow.deepest = vec![("x".into(), 1, 1, 3)];
-        let (placements, _) = assemble(&[shallow, deep], &RelationGraph::default(), None, &|_| true, &TierRules::default());
+        let hits = [shallow, deep];
+        let (placements, _) = assemble(&fused(&hits, &[]), &hits, &TierRules::default());
         assert_eq!(tiers(&placements), vec![("primary", "top.md"), ("supporting", "deep.md")]);
         assert_eq!(placements[1].reasons[0], "deepestHit: \"x\" ×4 in lines 30–41");
     }
 
     #[test]
-    fn relations_bring_neighbours_in_but_never_into_primary() {
-        let graph = RelationGraph::from_edges(vec![
-            Edge { kind: RelationType::References, from: "p.md".into(), to: "linked.md".into(), line: Some(7), symbol: None },
-            Edge { kind: RelationType::Documents, from: "p.md".into(), to: "src/r.ts".into(), line: Some(9), symbol: Some("Resolver.run".into()) },
-        ]);
-        let hits = vec![hit("p.md", 5.0, &["x"], &[])];
-        let (placements, _) = assemble(&hits, &graph, None, &|_| true, &TierRules::default());
-        assert_eq!(tiers(&placements), vec![("primary", "p.md"), ("supporting", "linked.md"), ("supporting", "src/r.ts")]);
-        assert_eq!(placements[1].reasons, vec!["references ← p.md:7".to_string()]);
-        assert_eq!(placements[2].reasons, vec!["anchors: p.md:9 → Resolver.run".to_string()]);
-        assert_eq!(placements[1].provenance, Provenance::Relation);
-        // a neighbour the caller does not allow (excluded, pinned, open) is not listed
-        let (placements, _) = assemble(&hits, &graph, None, &|p| p != "linked.md", &TierRules::default());
-        assert!(!placements.iter().any(|p| p.path == "linked.md"));
-    }
-
-    #[test]
-    fn focused_buffer_relations_fill_supporting_then_related() {
-        let graph = RelationGraph::from_edges(vec![
-            Edge { kind: RelationType::Tests, from: "src/a.test.ts".into(), to: "src/a.ts".into(), line: None, symbol: None },
-            Edge { kind: RelationType::Imports, from: "src/a.ts".into(), to: "src/b.ts".into(), line: Some(2), symbol: None },
-        ]);
-        let (placements, _) = assemble(&[], &graph, Some("src/a.ts"), &|_| true, &TierRules::default());
+    fn relations_bring_entries_into_supporting_but_never_into_primary() {
+        let hits = vec![hit("p.md", 5.0, &["x"], &[]), hit("q.md", 4.0, &[], &["x"])];
+        let rel = [(SignalKind::NearTop, "linked.md", "references ← p.md:7"), (SignalKind::CoChange, "src/r.ts", "changedWith: a.ts in 3 of 4 commits")];
+        let (placements, _) = assemble(&fused(&hits, &rel), &hits, &TierRules::default());
         let got = tiers(&placements);
-        assert!(got.contains(&("supporting", "src/b.ts")) && got.contains(&("supporting", "src/a.test.ts")), "{got:?}");
-        let b = placements.iter().find(|p| p.path == "src/b.ts").map(|p| p.reasons.clone());
-        assert_eq!(b, Some(vec!["imports ← src/a.ts:2".to_string()]));
+        assert_eq!(got[0], ("primary", "p.md"));
+        assert!(got.contains(&("supporting", "linked.md")) && got.contains(&("supporting", "src/r.ts")), "{got:?}");
+        assert!(got.contains(&("related", "q.md")), "a plain hit without relation is related: {got:?}");
+        let linked = placements.iter().find(|p| p.path == "linked.md").unwrap();
+        assert_eq!(linked.reasons, vec!["references ← p.md:7".to_string()]);
+        assert_eq!(linked.provenance, Provenance::Relation);
+        // relation-only entries never become primary, even at the top of the fusion
+        let (placements, _) = assemble(&fused(&[], &rel), &[], &TierRules::default());
+        assert!(!placements.iter().any(|p| p.tier == Tier::Primary), "{placements:?}");
     }
 }

@@ -98,6 +98,14 @@ pub enum RelationType {
     Documents,
     Imports,
     Tests,
+    /// Changed together in git history (`changedWith: src/x.ts in 14 of 20 commits`).
+    #[serde(rename = "changedWith")]
+    ChangedWith,
+    /// Uses identifiers the other file declares.
+    Uses,
+    /// Declares identifiers the other file uses.
+    #[serde(rename = "usedBy")]
+    UsedBy,
 }
 
 impl RelationType {
@@ -107,6 +115,9 @@ impl RelationType {
             RelationType::Documents => "documents",
             RelationType::Imports => "imports",
             RelationType::Tests => "tests",
+            RelationType::ChangedWith => "changedWith",
+            RelationType::Uses => "uses",
+            RelationType::UsedBy => "usedBy",
         }
     }
 }

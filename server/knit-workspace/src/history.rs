@@ -120,6 +120,28 @@ impl History {
         })
     }
 
+    /// A history cached by [`History::save`], if the file is intact (checksummed; a
+    /// damaged or foreign file is ignored and the history re-read).
+    pub fn load(path: &Path) -> Option<History> {
+        let bytes = crate::files::own_read(path, 256 << 20)?;
+        if bytes.len() < 16 {
+            return None;
+        }
+        let (sum, payload) = bytes.split_at(16);
+        if blake3::hash(payload).as_bytes()[..16] != *sum {
+            return None;
+        }
+        postcard::from_bytes(payload).ok()
+    }
+
+    /// Caches this history (best effort: a cache that cannot be written costs a re-read).
+    pub fn save(&self, path: &Path) {
+        let Ok(payload) = postcard::to_stdvec(self) else { return };
+        let mut bytes = blake3::hash(&payload).as_bytes()[..16].to_vec();
+        bytes.extend_from_slice(&payload);
+        let _ = crate::files::own_write(path, &bytes);
+    }
+
     pub fn path(&self, id: u32) -> &str {
         self.paths.get(id as usize).map(String::as_str).unwrap_or("")
     }
@@ -327,6 +349,15 @@ mod tests {
         let fresh = History::read(root, limits).unwrap();
         assert_eq!(resolved(&h2), resolved(&fresh), "incremental equals a fresh read");
         assert_eq!((h2.walked, &h2.head), (fresh.walked, &fresh.head));
+        // The cache round-trips and refuses a damaged file.
+        let cache = dir.path().join("cache.bin");
+        h2.save(&cache);
+        assert_eq!(History::load(&cache), Some(h2.clone()));
+        let mut bytes = std::fs::read(&cache).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&cache, bytes).unwrap();
+        assert_eq!(History::load(&cache), None);
     }
 
     #[test]

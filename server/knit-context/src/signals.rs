@@ -1,0 +1,204 @@
+//! The evidence lists of one task, one per [`SignalKind`], each best first with the fact
+//! behind every entry. The engine hands in what it knows (lexical hits, the relation
+//! graph, the co-change table, the symbol table, a term look-up); fusion happens in
+//! [`crate::fusion`].
+//!
+//! Pure apart from the term look-up closure, which reads the index.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::analysis;
+use crate::cochange::CoChange;
+use crate::fusion::{SignalHit, SignalKind, Signals};
+use crate::index::FileRecord;
+use crate::relations::RelationGraph;
+use crate::tiers::relation_reason;
+use crate::wire::RelationType;
+
+/// Names declared by more files than this say nothing about which one is meant.
+const MAX_DECLARERS: usize = 4;
+/// A focus identifier found in more files than this is vocabulary, not a link.
+pub const MAX_USERS: usize = 40;
+/// At most this many of the focus file's declared names are looked up.
+const MAX_FOCUS_NAMES: usize = 96;
+/// Entries kept per signal list.
+const LIST_DEPTH: usize = 60;
+
+/// Which files declare which names (from the index records' keyword scan).
+#[derive(Debug, Default, Clone)]
+pub struct SymbolTable {
+    pub declared_by: HashMap<String, Vec<String>>,
+}
+
+impl SymbolTable {
+    pub fn build(records: &[&FileRecord]) -> SymbolTable {
+        let mut declared_by: HashMap<String, Vec<String>> = HashMap::new();
+        for r in records {
+            for name in &r.decls {
+                let list = declared_by.entry(name.clone()).or_default();
+                if list.len() <= MAX_DECLARERS {
+                    list.push(r.path.clone());
+                }
+            }
+        }
+        SymbolTable { declared_by }
+    }
+}
+
+/// The focused file as the task sees it.
+pub struct Focus<'a> {
+    pub path: &'a str,
+    pub text: &'a str,
+    /// Its exact declared names (knit-syntax), most specific first.
+    pub declared: &'a [String],
+}
+
+/// Everything [`collect`] reads.
+pub struct Inputs<'a> {
+    pub focus: Option<Focus<'a>>,
+    /// The other open buffers, most recent first (their co-change partners count too).
+    pub other_open: Vec<&'a str>,
+    /// Lexical hits in rank order with their reasons.
+    pub lexical: Vec<(String, Vec<String>)>,
+    pub graph: &'a RelationGraph,
+    pub cochange: Option<&'a CoChange>,
+    pub symbols: &'a SymbolTable,
+    /// May this path be listed (exists, eligible, not open, not pinned)?
+    pub allowed: &'a dyn Fn(&str) -> bool,
+    pub is_doc: &'a dyn Fn(&str) -> bool,
+}
+
+/// Builds every signal list for the task.
+pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<String>) -> Signals {
+    let mut s = Signals::default();
+    for (path, reasons) in &inp.lexical {
+        s.push(SignalKind::Lexical, SignalHit { path: path.clone(), reason: reasons.first().cloned().unwrap_or_else(|| "lexical match".into()) });
+    }
+    if let Some(focus) = &inp.focus {
+        cochange(&mut s, inp, focus.path, &inp.other_open);
+        relations_of(&mut s, inp, focus.path);
+        declares(&mut s, inp, focus);
+        uses(&mut s, inp, focus, files_with_term);
+    }
+    // Neighbours of the best lexical hit (the primary-to-be).
+    if let Some((top, _)) = inp.lexical.first() {
+        let mut near: Vec<(u8, String, String)> = inp
+            .graph
+            .neighbours(top)
+            .into_iter()
+            .filter(|(_, other)| *other != top && (inp.allowed)(other))
+            .map(|(e, other)| (priority(e.kind), other.to_string(), relation_reason(e, other)))
+            .collect();
+        near.sort();
+        for (_, path, reason) in near {
+            s.push(SignalKind::NearTop, SignalHit { path, reason });
+        }
+    }
+    for list in s.lists.values_mut() {
+        list.truncate(LIST_DEPTH);
+    }
+    s
+}
+
+fn priority(kind: RelationType) -> u8 {
+    match kind {
+        RelationType::Documents => 0,
+        RelationType::References => 1,
+        RelationType::Imports => 2,
+        RelationType::Tests => 3,
+        _ => 4,
+    }
+}
+
+fn cochange(s: &mut Signals, inp: &Inputs<'_>, focus: &str, others: &[&str]) {
+    let Some(cc) = inp.cochange else { return };
+    for (i, f) in std::iter::once(&focus).chain(others.iter()).enumerate() {
+        // The focused file's partners first, then the other buffers', each best first.
+        let limit = if i == 0 { LIST_DEPTH } else { 10 };
+        for p in cc.partners(f, inp.allowed, limit) {
+            s.push(SignalKind::CoChange, SignalHit { path: p.path, reason: format!("changedWith: {f} in {} of {} commits", p.together, p.of) });
+        }
+    }
+}
+
+fn relations_of(s: &mut Signals, inp: &Inputs<'_>, focus: &str) {
+    // (exact anchor first, line, path): a stable order within each kind
+    let mut edges: Vec<(bool, u32, String, String, SignalKind)> = Vec::new();
+    for (e, other) in inp.graph.neighbours(focus) {
+        if other == focus || !(inp.allowed)(other) {
+            continue;
+        }
+        let kind = match e.kind {
+            RelationType::Imports => SignalKind::Imports,
+            RelationType::Tests => SignalKind::Tests,
+            RelationType::Documents | RelationType::References => SignalKind::Documents,
+            _ => continue,
+        };
+        edges.push((e.symbol.is_none(), e.line.unwrap_or(0), other.to_string(), relation_reason(e, other), kind));
+    }
+    edges.sort();
+    for (_, _, path, reason, kind) in edges {
+        s.push(kind, SignalHit { path, reason });
+    }
+}
+
+/// Files that declare identifiers the focus uses (and does not declare itself).
+fn declares(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>) {
+    let own: HashSet<&str> = focus.declared.iter().map(String::as_str).collect();
+    let mut found: BTreeMap<String, (f32, Vec<String>)> = BTreeMap::new();
+    for name in crate::symbols::used_identifiers(focus.text, 4000) {
+        if own.contains(name.as_str()) {
+            continue;
+        }
+        let Some(files) = inp.symbols.declared_by.get(&name) else { continue };
+        if files.len() > MAX_DECLARERS {
+            continue;
+        }
+        let weight = 1.0 / files.len() as f32;
+        for f in files {
+            if f == focus.path || !(inp.allowed)(f) {
+                continue;
+            }
+            let e = found.entry(f.clone()).or_default();
+            e.0 += weight;
+            if e.1.len() < 4 {
+                e.1.push(name.clone());
+            }
+        }
+    }
+    let mut list: Vec<(String, f32, Vec<String>)> = found.into_iter().map(|(p, (w, n))| (p, w, n)).collect();
+    list.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
+    for (path, _, names) in list {
+        s.push(SignalKind::Declares, SignalHit { reason: format!("declares: {} (used in {})", names.join(", "), focus.path), path });
+    }
+}
+
+/// Files that use identifiers the focus declares (docs: mention them).
+fn uses(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<String>) {
+    let mut found: BTreeMap<String, (f32, Vec<String>)> = BTreeMap::new();
+    for name in focus.declared.iter().take(MAX_FOCUS_NAMES) {
+        // The index term of the whole identifier (the analyser's first term for it).
+        let Some(term) = analysis::terms_of(name).into_iter().next() else { continue };
+        let files = files_with_term(&term);
+        if files.len() > MAX_USERS || files.is_empty() {
+            continue;
+        }
+        let weight = 1.0 / (1.0 + files.len() as f32).ln().max(0.5);
+        for f in files {
+            if f == focus.path || !(inp.allowed)(&f) {
+                continue;
+            }
+            let e = found.entry(f).or_default();
+            e.0 += weight;
+            if e.1.len() < 4 {
+                e.1.push(name.clone());
+            }
+        }
+    }
+    let mut list: Vec<(String, f32, Vec<String>)> = found.into_iter().map(|(p, (w, n))| (p, w, n)).collect();
+    list.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
+    for (path, _, names) in list {
+        let verb = if (inp.is_doc)(&path) { "mentions" } else { "uses" };
+        s.push(SignalKind::Uses, SignalHit { reason: format!("{verb}: {} (declared in {})", names.join(", "), focus.path), path });
+    }
+}
