@@ -1,13 +1,18 @@
+//! `knit bench`: benchmarks, never timed tests (README "Benchmarks").
+//!
 //! `knit bench anchors`: the anchor-check benchmark (DESIGN 5). Figures are ratios
 //! against baselines measured in the same run, never absolute thresholds:
 //! cold check ÷ parse-only pass (same files, same grammars), warm re-check ÷ hashing
 //! the same bytes, one-file-edit re-check, peak RSS.
-//!
 //! The workspace is either generated (`--files N`) or a real code base (`--repo DIR`,
 //! see `bench/anchors-real.sh`, which fetches one from the npm registry at run time).
+//!
+//! `knit bench history`: context packs on real commit histories against BM25, grep,
+//! filename and co-change baselines (issue 10); the evaluation itself lives in the
+//! `knit-eval` crate, this is its command line.
 
-use crate::GlobalArgs;
-use clap::{Args, Subcommand};
+use crate::{FormatArg, GlobalArgs};
+use clap::{Args, Subcommand, ValueEnum};
 use knit_anchors::edit::{apply_edits, record};
 use knit_anchors::{check, CheckConfig, CheckOptions, DeclCache, MemTree, Session, SourceTree};
 use knit_syntax::fragment::exact_fragment;
@@ -20,6 +25,52 @@ use std::time::{Duration, Instant};
 pub enum BenchCommand {
     /// Cold check, warm re-check and one-file edit against parse-only and hashing baselines.
     Anchors(AnchorBench),
+    /// Context packs on real commit history: knit against BM25, grep, filename and co-change.
+    History(HistoryBench),
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    Open,
+    Query,
+    Both,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+pub enum SplitArg {
+    Dev,
+    HeldOut,
+    All,
+}
+
+#[derive(Args)]
+pub struct HistoryBench {
+    /// A git repository with full history (repeatable: the report then averages over them).
+    #[arg(long, required = true)]
+    repo: Vec<PathBuf>,
+    /// Sampling seed: the same repository and seed give the same tasks.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Commits to sample per repository (each gives an open and a query task).
+    #[arg(long, default_value_t = 120)]
+    max_tasks: usize,
+    #[arg(long, value_enum, default_value_t = ModeArg::Both)]
+    mode: ModeArg,
+    /// Which half of the date-split sample to run (`all`: both, reported separately).
+    #[arg(long, value_enum, default_value_t = SplitArg::All)]
+    split: SplitArg,
+    /// Newest non-merge commits to sample from.
+    #[arg(long, default_value_t = 3000)]
+    history: usize,
+    /// Bootstrap resamples for the 95 % intervals.
+    #[arg(long, default_value_t = 2000)]
+    resamples: usize,
+    /// Write the output to this file instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Folder for the temporary workspace and knit's cache (default: the system temp dir).
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -38,10 +89,63 @@ pub struct AnchorBench {
     runs: usize,
 }
 
-pub fn run(_global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
     match cmd {
         BenchCommand::Anchors(b) => anchors(b),
+        BenchCommand::History(h) => history(global.format_arg, h),
     }
+}
+
+fn history(format: FormatArg, h: &HistoryBench) -> anyhow::Result<u8> {
+    use knit_eval::sample::Split;
+    use knit_eval::Mode;
+    if format == FormatArg::Sarif {
+        anyhow::bail!("--format sarif is only for `knit check`");
+    }
+    if h.max_tasks == 0 {
+        anyhow::bail!("--max-tasks must be at least 1");
+    }
+    let modes = match h.mode {
+        ModeArg::Open => vec![Mode::Open],
+        ModeArg::Query => vec![Mode::Query],
+        ModeArg::Both => vec![Mode::Open, Mode::Query],
+    };
+    let splits = match h.split {
+        SplitArg::Dev => vec![Split::Dev],
+        SplitArg::HeldOut => vec![Split::HeldOut],
+        SplitArg::All => vec![Split::Dev, Split::HeldOut],
+    };
+    let mut reports = Vec::new();
+    for repo in &h.repo {
+        let config = knit_eval::Config {
+            repo: repo.clone(),
+            seed: h.seed,
+            max_tasks: h.max_tasks,
+            modes: modes.clone(),
+            splits: splits.clone(),
+            history_limit: h.history,
+            bootstrap_resamples: h.resamples,
+            temp_dir: h.work_dir.clone(),
+        };
+        reports.push(knit_eval::run(&config, &mut |line| eprintln!("{line}"))?);
+    }
+    let report = knit_eval::Report::new(reports);
+    let text = match format {
+        FormatArg::Json => serde_json::to_string_pretty(&report)? + "\n",
+        FormatArg::Markdown => {
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            knit_eval::report::render_markdown(&report, &format!("knit {}", args.join(" ")))
+        }
+        _ => knit_eval::report::render_human(&report),
+    };
+    match &h.out {
+        Some(path) => {
+            std::fs::write(path, &text).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+            eprintln!("knit bench history: wrote {}", path.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
 }
 
 fn generated_file(i: usize) -> String {
