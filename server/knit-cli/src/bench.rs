@@ -37,6 +37,12 @@ pub enum ModeArg {
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+pub enum KnitIndexArg {
+    Cold,
+    Incremental,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
 pub enum SplitArg {
     Dev,
     HeldOut,
@@ -65,6 +71,11 @@ pub struct HistoryBench {
     /// Bootstrap resamples for the 95 % intervals.
     #[arg(long, default_value_t = 2000)]
     resamples: usize,
+    /// knit's index per commit: `cold` (fresh, deterministic) or `incremental` (one index
+    /// refreshed after each move: faster, but tantivy's background merges make knit's
+    /// term statistics, and so its packs, vary slightly between runs).
+    #[arg(long, value_enum, default_value_t = KnitIndexArg::Cold)]
+    knit_index: KnitIndexArg,
     /// Write the output to this file instead of stdout.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -125,6 +136,10 @@ fn history(format: FormatArg, h: &HistoryBench) -> anyhow::Result<u8> {
             splits: splits.clone(),
             history_limit: h.history,
             bootstrap_resamples: h.resamples,
+            knit_index: match h.knit_index {
+                KnitIndexArg::Cold => knit_eval::KnitIndex::Cold,
+                KnitIndexArg::Incremental => knit_eval::KnitIndex::Incremental,
+            },
             temp_dir: h.work_dir.clone(),
         };
         reports.push(knit_eval::run(&config, &mut |line| eprintln!("{line}"))?);

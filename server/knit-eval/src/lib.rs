@@ -76,6 +76,29 @@ pub fn applies(ranker: &str, mode: Mode) -> bool {
     ranker != "cochange" || mode == Mode::Open
 }
 
+/// How knit's index is kept across the commits of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KnitIndex {
+    /// A fresh index for every commit (what a first `knit pack` in that checkout does).
+    /// Deterministic: one bulk build, no deletions, no background merges.
+    Cold,
+    /// One index for the run, refreshed after every move (what an editor session sees).
+    /// Faster, but not deterministic: tantivy merges segments in the background and
+    /// knit's document frequencies count deleted documents until a merge drops them, so
+    /// the selected terms can differ between two identical runs.
+    Incremental,
+}
+
+impl KnitIndex {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KnitIndex::Cold => "cold",
+            KnitIndex::Incremental => "incremental",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub repo: PathBuf,
@@ -87,6 +110,7 @@ pub struct Config {
     /// Newest non-merge commits considered for sampling.
     pub history_limit: usize,
     pub bootstrap_resamples: usize,
+    pub knit_index: KnitIndex,
     /// Where the temporary workspace and knit's cache go (default: the system temp dir).
     pub temp_dir: Option<PathBuf>,
 }
@@ -101,6 +125,7 @@ impl Config {
             splits: vec![Split::Dev, Split::HeldOut],
             history_limit: 3000,
             bootstrap_resamples: 2000,
+            knit_index: KnitIndex::Cold,
             temp_dir: None,
         }
     }
@@ -161,8 +186,11 @@ pub struct CommitTiming {
 }
 
 struct Environment {
+    dir: PathBuf,
     workspace: Workspace,
     knit: KnitRanker,
+    /// Engines opened so far (cold mode opens one per commit).
+    engines: usize,
     corpus: Corpus,
 }
 
@@ -171,8 +199,21 @@ impl Environment {
     fn create(base: &Path, source_git_dir: &Path, generation: usize) -> Result<Environment> {
         let dir = base.join(format!("gen{generation}"));
         let workspace = Workspace::create(source_git_dir, &dir.join("workspace"))?;
-        let knit = KnitRanker::open(workspace.root(), &dir.join("knit-cache"), &dir.join("knit-state"))?;
-        Ok(Environment { workspace, knit, corpus: Corpus::default() })
+        let knit = KnitRanker::open(workspace.root(), &dir.join("knit-cache-0"), &dir.join("knit-state-0"))?;
+        Ok(Environment { dir, workspace, knit, engines: 1, corpus: Corpus::default() })
+    }
+
+    /// Replaces knit's engine by one with an empty index and state (cold mode).
+    fn fresh_knit(&mut self) -> Result<()> {
+        let n = self.engines;
+        let next = KnitRanker::open(self.workspace.root(), &self.dir.join(format!("knit-cache-{n}")), &self.dir.join(format!("knit-state-{n}")))?;
+        drop(std::mem::replace(&mut self.knit, next));
+        // the previous index is never read again: keep the disk use of a long run flat
+        for old in [format!("knit-cache-{}", n - 1), format!("knit-state-{}", n - 1)] {
+            let _ = std::fs::remove_dir_all(self.dir.join(old));
+        }
+        self.engines += 1;
+        Ok(())
     }
 }
 
@@ -358,6 +399,9 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<RepoReport
         }
         let move_ms = ms(t);
         let t = Instant::now();
+        if config.knit_index == KnitIndex::Cold && i > 0 {
+            env.fresh_knit()?;
+        }
         let refreshed = env.knit.refresh()?;
         let knit_refresh_ms = ms(t);
         let t = Instant::now();
@@ -407,6 +451,7 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<RepoReport
         seed: config.seed,
         max_tasks: config.max_tasks,
         history_limit: config.history_limit,
+        knit_index: config.knit_index,
         modes: config.modes.clone(),
         splits: config.splits.clone(),
         sample: stats,

@@ -133,7 +133,8 @@ pub struct RunTiming {
     pub mean_commit_ms: f64,
     pub mean_move_ms: f64,
     pub mean_knit_refresh_ms: f64,
-    /// The first refresh builds knit's index from scratch.
+    /// The first refresh builds knit's index from scratch (every refresh does with a
+    /// cold index).
     pub first_knit_refresh_ms: f64,
     pub per_commit: Vec<CommitTiming>,
 }
@@ -162,6 +163,7 @@ pub struct RepoReport {
     pub seed: u64,
     pub max_tasks: usize,
     pub history_limit: usize,
+    pub knit_index: crate::KnitIndex,
     pub modes: Vec<Mode>,
     pub splits: Vec<Split>,
     pub sample: SampleStats,
@@ -299,7 +301,7 @@ fn passage(s: &Summary) -> String {
 pub fn render_human(report: &Report) -> String {
     let mut out = String::new();
     for r in &report.repositories {
-        out.push_str(&format!("\n{} — {} @ {} · seed {}\n", r.name, r.path, &r.head[..12.min(r.head.len())], r.seed));
+        out.push_str(&format!("\n{} — {} @ {} · seed {} · knit index {}\n", r.name, r.path, &r.head[..12.min(r.head.len())], r.seed, r.knit_index.as_str()));
         let s = &r.sample;
         out.push_str(&format!(
             "  sample: {} commits ({} dev, {} held-out) from {} listed non-merge commits; {} passed the cheap filters, {} inspected\n",
