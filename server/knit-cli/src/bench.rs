@@ -37,12 +37,6 @@ pub enum ModeArg {
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
-pub enum KnitIndexArg {
-    Cold,
-    Incremental,
-}
-
-#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
 pub enum SplitArg {
     Dev,
     HeldOut,
@@ -52,8 +46,11 @@ pub enum SplitArg {
 #[derive(Args)]
 pub struct HistoryBench {
     /// A git repository with full history (repeatable: the report then averages over them).
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "from")]
     repo: Vec<PathBuf>,
+    /// Render a saved `--format json` report instead of running (to compare or re-format).
+    #[arg(long, conflicts_with = "repo")]
+    from: Option<PathBuf>,
     /// Sampling seed: the same repository and seed give the same tasks.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -71,11 +68,6 @@ pub struct HistoryBench {
     /// Bootstrap resamples for the 95 % intervals.
     #[arg(long, default_value_t = 2000)]
     resamples: usize,
-    /// knit's index per commit: `cold` (fresh, deterministic) or `incremental` (one index
-    /// refreshed after each move: faster, but tantivy's background merges make knit's
-    /// term statistics, and so its packs, vary slightly between runs).
-    #[arg(long, value_enum, default_value_t = KnitIndexArg::Cold)]
-    knit_index: KnitIndexArg,
     /// Write the output to this file instead of stdout.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -108,11 +100,35 @@ pub fn run(global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
 }
 
 fn history(format: FormatArg, h: &HistoryBench) -> anyhow::Result<u8> {
-    use knit_eval::sample::Split;
-    use knit_eval::Mode;
     if format == FormatArg::Sarif {
         anyhow::bail!("--format sarif is only for `knit check`");
     }
+    let report = match &h.from {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
+            serde_json::from_slice::<knit_eval::Report>(&bytes).map_err(|e| anyhow::anyhow!("{}: not a `knit bench history --format json` report: {e}", path.display()))?
+        }
+        None => run_history(h)?,
+    };
+    let text = match format {
+        FormatArg::Json => serde_json::to_string_pretty(&report)? + "\n",
+        FormatArg::Markdown => knit_eval::report::render_markdown(&report),
+        _ => knit_eval::report::render_human(&report),
+    };
+    match &h.out {
+        Some(path) => {
+            std::fs::write(path, &text).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+            eprintln!("knit bench history: wrote {}", path.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+/// Runs the evaluation on every `--repo`, progress on stderr.
+fn run_history(h: &HistoryBench) -> anyhow::Result<knit_eval::Report> {
+    use knit_eval::sample::Split;
+    use knit_eval::Mode;
     if h.max_tasks == 0 {
         anyhow::bail!("--max-tasks must be at least 1");
     }
@@ -136,31 +152,33 @@ fn history(format: FormatArg, h: &HistoryBench) -> anyhow::Result<u8> {
             splits: splits.clone(),
             history_limit: h.history,
             bootstrap_resamples: h.resamples,
-            knit_index: match h.knit_index {
-                KnitIndexArg::Cold => knit_eval::KnitIndex::Cold,
-                KnitIndexArg::Incremental => knit_eval::KnitIndex::Incremental,
-            },
             temp_dir: h.work_dir.clone(),
         };
         reports.push(knit_eval::run(&config, &mut |line| eprintln!("{line}"))?);
     }
-    let report = knit_eval::Report::new(reports);
-    let text = match format {
-        FormatArg::Json => serde_json::to_string_pretty(&report)? + "\n",
-        FormatArg::Markdown => {
-            let args: Vec<String> = std::env::args().skip(1).collect();
-            knit_eval::report::render_markdown(&report, &format!("knit {}", args.join(" ")))
-        }
-        _ => knit_eval::report::render_human(&report),
-    };
-    match &h.out {
-        Some(path) => {
-            std::fs::write(path, &text).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-            eprintln!("knit bench history: wrote {}", path.display());
-        }
-        None => print!("{text}"),
+    let mut report = knit_eval::Report::new(reports);
+    report.command = command_line(h);
+    Ok(report)
+}
+
+/// The command that regenerates a run, as the README shows it (Markdown output, no --out).
+fn command_line(h: &HistoryBench) -> String {
+    let mut parts = vec!["knit bench history".to_string()];
+    for repo in &h.repo {
+        parts.push(format!("--repo {}", repo.display()));
     }
-    Ok(0)
+    parts.push(format!("--seed {} --max-tasks {}", h.seed, h.max_tasks));
+    if h.history != 3000 {
+        parts.push(format!("--history {}", h.history));
+    }
+    if h.mode != ModeArg::Both {
+        parts.push(format!("--mode {}", if h.mode == ModeArg::Open { "open" } else { "query" }));
+    }
+    if h.split != SplitArg::All {
+        parts.push(format!("--split {}", if h.split == SplitArg::Dev { "dev" } else { "held-out" }));
+    }
+    parts.push("--format markdown".into());
+    parts.join(" ")
 }
 
 fn generated_file(i: usize) -> String {

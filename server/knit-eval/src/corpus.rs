@@ -7,8 +7,8 @@
 //!
 //! Per file the corpus keeps the text (for grep), term frequencies and length (for BM25)
 //! and whole-identifier counts (for the open-file query), plus document frequencies over
-//! the workspace. Like knit's index it is updated incrementally: a file is analysed again
-//! only when its size or mtime changed since the last refresh.
+//! the workspace. It is updated incrementally: a file is analysed again only when its
+//! content identity changed — its git blob id when known, else its size and mtime.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -19,8 +19,8 @@ use knit_context::Kind;
 use crate::tokens;
 
 pub struct FileEntry {
-    mtime_ms: u64,
-    size: u64,
+    /// Content identity: blob id, or `mtime:size`.
+    identity: String,
     /// Lowercased text (grep is case-insensitive).
     pub lower: String,
     /// (term id, count), sorted by id.
@@ -81,14 +81,14 @@ impl Corpus {
         self.vocab.get(term).copied()
     }
 
-    fn analyse(&mut self, text: String, mtime_ms: u64, size: u64) -> FileEntry {
+    fn analyse(&mut self, text: String, identity: String) -> FileEntry {
         let mut term_ids = Vec::new();
         tokens::terms(&text, |t| term_ids.push(t));
         let term_ids: Vec<u32> = term_ids.into_iter().map(|t| self.intern(t)).collect();
         let mut ident_ids = Vec::new();
         tokens::identifiers(&text, |lower, _| ident_ids.push(lower));
         let ident_ids: Vec<u32> = ident_ids.into_iter().map(|t| self.intern(t)).collect();
-        FileEntry { mtime_ms, size, lower: text.to_lowercase(), length: term_ids.len() as u32, terms: counted(term_ids), idents: counted(ident_ids) }
+        FileEntry { identity, lower: text.to_lowercase(), length: term_ids.len() as u32, terms: counted(term_ids), idents: counted(ident_ids) }
     }
 
     fn account(&mut self, entry: &FileEntry, sign: i64) {
@@ -101,8 +101,9 @@ impl Corpus {
         self.total_length = (self.total_length as i64 + sign * entry.length as i64) as u64;
     }
 
-    /// Brings the corpus in line with the files under `root`.
-    pub fn refresh(&mut self, root: &Path) -> CorpusRefresh {
+    /// Brings the corpus in line with the files under `root`; `blobs` (path → git blob id)
+    /// identifies contents without reading them.
+    pub fn refresh(&mut self, root: &Path, blobs: &HashMap<String, String>) -> CorpusRefresh {
         let mut report = CorpusRefresh::default();
         let walked: Vec<fsio::WalkedFile> = fsio::walk_workspace(root).into_iter().filter(|w| matches!(w.kind, Kind::Doc | Kind::Code)).collect();
         let present: std::collections::HashSet<&str> = walked.iter().map(|w| w.rel.as_str()).collect();
@@ -114,7 +115,8 @@ impl Corpus {
             }
         }
         for w in &walked {
-            if self.files.get(&w.rel).is_some_and(|e| e.mtime_ms == w.mtime_ms && e.size == w.size) {
+            let identity = blobs.get(&w.rel).cloned().unwrap_or_else(|| format!("{}:{}", w.mtime_ms, w.size));
+            if self.files.get(&w.rel).is_some_and(|e| e.identity == identity) {
                 continue;
             }
             if let Some(old) = self.files.remove(&w.rel) {
@@ -122,7 +124,7 @@ impl Corpus {
                 report.removed += 1;
             }
             if let ReadOutcome::Text(text) = fsio::read_text(&root.join(&w.rel), fsio::MAX_FILE_BYTES) {
-                let entry = self.analyse(text, w.mtime_ms, w.size);
+                let entry = self.analyse(text, identity);
                 self.account(&entry, 1);
                 self.files.insert(w.rel.clone(), entry);
                 report.analysed += 1;

@@ -76,29 +76,6 @@ pub fn applies(ranker: &str, mode: Mode) -> bool {
     ranker != "cochange" || mode == Mode::Open
 }
 
-/// How knit's index is kept across the commits of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum KnitIndex {
-    /// A fresh index for every commit (what a first `knit pack` in that checkout does).
-    /// Deterministic: one bulk build, no deletions, no background merges.
-    Cold,
-    /// One index for the run, refreshed after every move (what an editor session sees).
-    /// Faster, but not deterministic: tantivy merges segments in the background and
-    /// knit's document frequencies count deleted documents until a merge drops them, so
-    /// the selected terms can differ between two identical runs.
-    Incremental,
-}
-
-impl KnitIndex {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KnitIndex::Cold => "cold",
-            KnitIndex::Incremental => "incremental",
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 pub struct Config {
     pub repo: PathBuf,
@@ -110,7 +87,6 @@ pub struct Config {
     /// Newest non-merge commits considered for sampling.
     pub history_limit: usize,
     pub bootstrap_resamples: usize,
-    pub knit_index: KnitIndex,
     /// Where the temporary workspace and knit's cache go (default: the system temp dir).
     pub temp_dir: Option<PathBuf>,
 }
@@ -125,7 +101,6 @@ impl Config {
             splits: vec![Split::Dev, Split::HeldOut],
             history_limit: 3000,
             bootstrap_resamples: 2000,
-            knit_index: KnitIndex::Cold,
             temp_dir: None,
         }
     }
@@ -189,7 +164,7 @@ struct Environment {
     dir: PathBuf,
     workspace: Workspace,
     knit: KnitRanker,
-    /// Engines opened so far (cold mode opens one per commit).
+    /// Engines opened so far (one per commit).
     engines: usize,
     corpus: Corpus,
 }
@@ -203,7 +178,7 @@ impl Environment {
         Ok(Environment { dir, workspace, knit, engines: 1, corpus: Corpus::default() })
     }
 
-    /// Replaces knit's engine by one with an empty index and state (cold mode).
+    /// Replaces knit's engine by one with an empty index and state.
     fn fresh_knit(&mut self) -> Result<()> {
         let n = self.engines;
         let next = KnitRanker::open(self.workspace.root(), &self.dir.join(format!("knit-cache-{n}")), &self.dir.join(format!("knit-state-{n}")))?;
@@ -399,13 +374,17 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<RepoReport
         }
         let move_ms = ms(t);
         let t = Instant::now();
-        if config.knit_index == KnitIndex::Cold && i > 0 {
+        // a fresh index per commit, as the first `knit pack` in a fresh clone builds it:
+        // one bulk build, deterministic (an index refreshed across commits is not, as
+        // tantivy merges segments in the background and knit's document frequencies count
+        // deleted documents until a merge drops them)
+        if i > 0 {
             env.fresh_knit()?;
         }
         let refreshed = env.knit.refresh()?;
         let knit_refresh_ms = ms(t);
         let t = Instant::now();
-        env.corpus.refresh(env.workspace.root());
+        env.corpus.refresh(env.workspace.root(), env.workspace.blobs());
         let corpus_refresh_ms = ms(t);
         let t = Instant::now();
         let history = if config.modes.contains(&Mode::Open) { rankers::read_history(env.workspace.git())? } else { Vec::new() };
@@ -451,7 +430,6 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<RepoReport
         seed: config.seed,
         max_tasks: config.max_tasks,
         history_limit: config.history_limit,
-        knit_index: config.knit_index,
         modes: config.modes.clone(),
         splits: config.splits.clone(),
         sample: stats,

@@ -241,7 +241,7 @@ mod tests {
             std::fs::write(p, text).expect("write");
         }
         let mut c = Corpus::default();
-        c.refresh(dir.path());
+        c.refresh(dir.path(), &HashMap::new());
         (dir, c)
     }
 

@@ -133,8 +133,7 @@ pub struct RunTiming {
     pub mean_commit_ms: f64,
     pub mean_move_ms: f64,
     pub mean_knit_refresh_ms: f64,
-    /// The first refresh builds knit's index from scratch (every refresh does with a
-    /// cold index).
+    /// knit builds a fresh index for every commit; the first one also warms the OS cache.
     pub first_knit_refresh_ms: f64,
     pub per_commit: Vec<CommitTiming>,
 }
@@ -163,7 +162,6 @@ pub struct RepoReport {
     pub seed: u64,
     pub max_tasks: usize,
     pub history_limit: usize,
-    pub knit_index: crate::KnitIndex,
     pub modes: Vec<Mode>,
     pub splits: Vec<Split>,
     pub sample: SampleStats,
@@ -204,6 +202,9 @@ pub struct AverageGroup {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub tool: String,
+    /// The command that regenerates this report (Markdown output), set by the caller.
+    #[serde(default)]
+    pub command: String,
     pub repositories: Vec<RepoReport>,
     /// Present when more than one repository ran.
     pub averages: Vec<AverageGroup>,
@@ -258,7 +259,7 @@ impl Report {
                 averages.push(AverageGroup { split, mode, repositories: members.len(), tasks: members.iter().map(|g| g.tasks).sum(), target: target(&summaries), summaries });
             }
         }
-        Report { tool: format!("knit bench history {}", env!("CARGO_PKG_VERSION")), repositories, averages }
+        Report { tool: format!("knit bench history {}", env!("CARGO_PKG_VERSION")), command: String::new(), repositories, averages }
     }
 }
 
@@ -301,7 +302,7 @@ fn passage(s: &Summary) -> String {
 pub fn render_human(report: &Report) -> String {
     let mut out = String::new();
     for r in &report.repositories {
-        out.push_str(&format!("\n{} — {} @ {} · seed {} · knit index {}\n", r.name, r.path, &r.head[..12.min(r.head.len())], r.seed, r.knit_index.as_str()));
+        out.push_str(&format!("\n{} — {} @ {} · seed {}\n", r.name, r.path, &r.head[..12.min(r.head.len())], r.seed));
         let s = &r.sample;
         out.push_str(&format!(
             "  sample: {} commits ({} dev, {} held-out) from {} listed non-merge commits; {} passed the cheap filters, {} inspected\n",
@@ -385,9 +386,11 @@ pub fn render_human(report: &Report) -> String {
 
 /// Markdown for the README: results per split (held-out first), then the intervals and
 /// the targets, then how the sample was drawn.
-pub fn render_markdown(report: &Report, command: &str) -> String {
+pub fn render_markdown(report: &Report) -> String {
     let mut out = String::new();
-    out.push_str(&format!("Regenerate with `{command}`.\n"));
+    if !report.command.is_empty() {
+        out.push_str(&format!("Regenerate with `{}`.\n", report.command));
+    }
     let mut split_names: Vec<String> = Vec::new();
     for r in &report.repositories {
         for g in &r.groups {

@@ -137,8 +137,14 @@ fn the_harness_runs_end_to_end_without_look_ahead() {
     assert_eq!(wgit.text(["rev-parse", "HEAD"]).expect("HEAD"), shas[6]);
     assert_eq!(wgit.text(["rev-list", "--all", "--count"]).expect("count"), "7");
     assert_eq!(std::fs::read_to_string(ws.root().join("src/parser.ts")).expect("parser"), parser(2).replace("{}\n\n  parseExpression", "{}\n\n\n  parseExpression"));
+    // every file looks freshly cloned at the parent: its mtime is the parent's date
+    let ws_root = ws.root().to_path_buf();
+    let mtime = |p: &str| std::fs::metadata(ws_root.join(p)).expect("meta").modified().expect("mtime").duration_since(std::time::UNIX_EPOCH).expect("epoch").as_secs();
+    assert_eq!(mtime("src/parser.ts"), 1_600_000_000 + 7 * 86_400);
+    assert_eq!(mtime("README.md"), 1_600_000_000 + 7 * 86_400);
     ws.move_to(&shas[9]).expect("move on");
     assert_eq!(std::fs::read_to_string(ws.root().join("src/util.ts")).expect("util"), util(2));
+    assert_eq!((mtime("src/util.ts"), mtime("docs/guide.md")), (1_600_000_000 + 10 * 86_400, 1_600_000_000 + 10 * 86_400));
     assert!(!ws.root().join("src/errors.ts").exists() && !ws.can_resolve(&shas[10]));
     assert!(ws.root().join("media/logo.png").exists());
     drop(ws);
@@ -211,7 +217,7 @@ fn the_harness_runs_end_to_end_without_look_ahead() {
     }
     assert_eq!(a.tasks.len(), b.tasks.len());
     assert_eq!(a.groups, b.groups);
-    let text = knit_eval::report::render_markdown(&knit_eval::Report::new(vec![a]), "knit bench history");
+    let text = knit_eval::report::render_markdown(&knit_eval::Report::new(vec![a]));
     assert!(text.contains("| **knit** |") && text.contains("Held-out"), "{text}");
 }
 
