@@ -300,20 +300,11 @@ fn run_task(task: &mut TaskRecord, open_text: Option<&str>, env: &mut Environmen
     Ok(())
 }
 
-/// Commit dates of `shas` (one `git show`), for visiting parents in date order.
-fn commit_times(git: &Git, shas: &[String]) -> Result<HashMap<String, i64>> {
-    let mut out = HashMap::new();
-    for chunk in shas.chunks(500) {
-        let mut args = vec!["show".to_string(), "-s".into(), "--no-show-signature".into(), "--format=%H %ct".into()];
-        args.extend(chunk.iter().cloned());
-        let text = String::from_utf8_lossy(&git.run(&args)?).into_owned();
-        for line in text.lines() {
-            if let Some((sha, time)) = line.split_once(' ') {
-                out.insert(sha.to_string(), time.trim().parse().unwrap_or(0));
-            }
-        }
-    }
-    Ok(out)
+/// Position of every commit reachable from HEAD in `git rev-list --date-order --reverse`:
+/// date order, except that no commit comes before one of its ancestors.
+fn date_order(git: &Git) -> Result<HashMap<String, usize>> {
+    let out = git.run(["rev-list", "--date-order", "--reverse", "HEAD"])?;
+    Ok(String::from_utf8_lossy(&out).lines().enumerate().map(|(i, sha)| (sha.trim().to_string(), i)).collect())
 }
 
 /// Evaluates one repository. `progress` receives one line per step (for stderr).
@@ -335,14 +326,13 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<RepoReport
         bail!("{}: no commit among the newest {} qualifies as a task (2–8 changed text files, not a release, dependency or formatting commit)", config.repo.display(), config.history_limit);
     }
     let mut visits: Vec<&SampledCommit> = drawn.commits.iter().filter(|c| config.splits.contains(&c.split)).collect();
-    let parents: Vec<String> = visits.iter().map(|c| c.parent.clone()).collect();
-    let parent_time = commit_times(&source, &parents)?;
-    // parents in date order: each move fetches little and rewrites few files
-    visits.sort_by(|a, b| {
-        let ta = parent_time.get(&a.parent).copied().unwrap_or(a.time);
-        let tb = parent_time.get(&b.parent).copied().unwrap_or(b.time);
-        ta.cmp(&tb).then_with(|| a.time.cmp(&b.time)).then_with(|| a.sha.cmp(&b.sha))
-    });
+    // Parents in date order, ancestors first: each move fetches little and rewrites few
+    // files, and no visited parent descends from a later task's commit (a parent's
+    // ancestors, all that the workspace holds, come earlier in this order than the
+    // parent, and a task's commit comes after its own parent), so the workspace never
+    // holds a commit it is asked to predict. The check in the loop stays as a guard.
+    let order = date_order(&source)?;
+    visits.sort_by_key(|c| (order.get(&c.parent).copied().unwrap_or(usize::MAX), c.time, c.sha.clone()));
 
     let base = match &config.temp_dir {
         Some(dir) => {
@@ -362,8 +352,8 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<RepoReport
         let t = Instant::now();
         env.workspace.move_to(&commit.parent)?;
         if env.workspace.can_resolve(&commit.sha) {
-            // an earlier parent (commit dates out of order) descends from this commit:
-            // start over in a fresh repository rather than look ahead
+            // an earlier parent descends from this commit (cannot happen in the visit
+            // order above; a guard): start over in a fresh repository, never look ahead
             generation += 1;
             progress(&format!("{name}: {} is reachable from an earlier parent; fresh workspace", &commit.sha[..12]));
             env = Environment::create(base.path(), &git_dir, generation)?;

@@ -222,6 +222,31 @@ fn the_harness_runs_end_to_end_without_look_ahead() {
 }
 
 #[test]
+fn commit_dates_out_of_order_never_lead_to_look_ahead() {
+    // a history whose dates go back in time (a rebased branch): X is dated after its child
+    // Y, so visiting parents by date alone would fetch Y before visiting X — and the task
+    // of Y would find Y already in the workspace
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    let mut repo = Repo { dir: &src, day: 0 };
+    repo.git(&["init", "-q", "--initial-branch=main"]);
+    repo.commit("Initial import", &[("src/a.ts", &lexer(0)), ("src/b.ts", &parser(0))]);
+    repo.day = 10;
+    repo.commit("Grow the lexer and the parser", &[("src/a.ts", &lexer(1)), ("src/b.ts", &parser(1))]);
+    repo.day = 2;
+    repo.commit("Grow them again", &[("src/a.ts", &lexer(2)), ("src/b.ts", &parser(2))]);
+    repo.commit("And once more", &[("src/a.ts", &lexer(3)), ("src/b.ts", &parser(3))]);
+    let mut config = Config::new(&src);
+    config.bootstrap_resamples = 50;
+    config.temp_dir = Some(tmp.path().join("work"));
+    let report = knit_eval::run(&config, &mut |_| {}).expect("the harness runs");
+    assert_eq!(report.commits.len(), 3);
+    assert_eq!(report.workspace_rebuilds, 0);
+    assert_eq!(report.tasks.len(), 6);
+}
+
+#[test]
 fn bad_input_gives_clear_errors() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let plain = tmp.path().join("plain");
