@@ -40,13 +40,9 @@ const FORMAT_FILLER: &[&str] = &[
 ];
 
 fn is_version_token(token: &str) -> bool {
-    // `1.2`, `v1.2.3`, `2.0.0-beta.1`, `ignore-0.4.33`, `@scope/pkg@1.2.3`
+    // `1.2`, `v1.2.3`, `2.0.0-beta.1`, `ignore-0.4.33`, `@scope/pkg@1.2.3`; not `ts5.5`
     let tail = token.rsplit(['-', '@', '/']).next().unwrap_or(token);
-    let mut candidates = vec![token, tail];
-    if let Some(idx) = token.find(|c: char| c.is_ascii_digit()) {
-        candidates.push(&token[idx..]);
-    }
-    candidates.iter().any(|t| {
+    [token, tail].iter().any(|t| {
         let t = t.trim_start_matches(['v', 'V']).trim_end_matches([',', ':', ')', '.']);
         let core = t.split(['-', '+']).next().unwrap_or(t);
         let parts: Vec<&str> = core.split('.').collect();
@@ -119,11 +115,12 @@ pub fn classify_message(message: &str) -> Option<MessageSkip> {
         return Some(MessageSkip::Dependencies);
     }
 
-    // releases and version bumps
-    if kind == "release" || scope == "release" || scope == "version" {
+    // releases and version bumps; `release:` / `fix(release):` may also be work on the
+    // release tooling ("release: tweak how sha256sum is invoked"), which is a task
+    let has_version = w.iter().any(|x| is_version_token(x));
+    if (kind == "release" || scope == "release" || scope == "version") && (has_version || description.is_empty() || kind == "chore") {
         return Some(MessageSkip::Release);
     }
-    let has_version = w.iter().any(|x| is_version_token(x));
     let word_start = |p: &str| starts(p) && description[p.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
     // "Release 3.0" is a release, "Release the lock before awaiting" is not
     let weak = ["release", "releasing", "prepare release", "prepare for release", "publish", "cut release"];
@@ -136,8 +133,10 @@ pub fn classify_message(message: &str) -> Option<MessageSkip> {
     {
         return Some(MessageSkip::Release);
     }
-    // a subject that is only a version, or a name and a version: `1.2.3`, `ignore-0.4.33`, `ky 0.23.0`
-    if !w.is_empty() && w.len() <= 3 && w.iter().any(|x| is_version_token(x)) {
+    // a subject that is only a version, or a name and a version: `1.2.3`, `ignore-0.4.33`,
+    // `ky 0.23.0`, `Version 0.26.0 (#3009)` (references aside)
+    let plain: Vec<&String> = w.iter().filter(|x| !x.starts_with('#')).collect();
+    if !plain.is_empty() && plain.len() <= 2 && plain.iter().any(|x| is_version_token(x)) {
         return Some(MessageSkip::Release);
     }
 
@@ -250,10 +249,10 @@ mod tests {
 
     #[test]
     fn release_messages_are_recognised() {
-        for m in ["v1.2.3", "1.0.0", "ignore-0.4.33", "ky 0.23.0", "Release 3.0", "release: v2.1.0", "chore(release): 1.4.0", "Bump version to 2.0", "chore: bump version", "Version Packages", "Publish", "Prepare release 0.3", "bump to 4.1.2"] {
+        for m in ["v1.2.3", "1.0.0", "ignore-0.4.33", "ky 0.23.0", "Release 3.0", "release: v2.1.0", "chore(release): 1.4.0", "chore(release): prepare", "Bump version to 2.0", "chore: bump version", "Version Packages", "Publish", "Prepare release 0.3", "bump to 4.1.2", "Version 0.26.0 (#3009)", "Publish zod@4.1.9", "changelog: 12.1.1"] {
             assert_eq!(classify_message(m), Some(MessageSkip::Release), "{m}");
         }
-        for m in ["Release the lock before awaiting", "fix version check in parser", "support Python 3.12 in tests", "Releases: keep memory bounded when reading"] {
+        for m in ["Release the lock before awaiting", "fix version check in parser", "support Python 3.12 in tests", "Releases: keep memory bounded when reading", "release: tweak how sha256sum is invoked", "fix(release): keep JSR manifest publishable", "Restore ts5.5 dependency"] {
             assert_ne!(classify_message(m), Some(MessageSkip::Release), "{m}");
         }
     }
