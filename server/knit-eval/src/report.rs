@@ -402,13 +402,13 @@ pub fn render_markdown(report: &Report) -> String {
     split_names.sort_by_key(|s| if s == "held-out" { 0 } else { 1 });
     for split in &split_names {
         out.push_str(&format!("\n#### {} commits\n\n", if split == "held-out" { "Held-out (newest half)" } else { "Development (oldest half)" }));
-        out.push_str("| Repository | Mode | Tasks | Ranker | R@5 | R@10 | MRR | all@10 | Passage hit |\n|---|---|---:|---|---:|---:|---:|---:|---:|\n");
+        out.push_str("| Repository | Mode | Tasks | Ranker | R@5 | R@10 | MRR | all@10 | Passage hit | Items |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
         let mut rows = |repo: &str, mode: Mode, tasks: usize, summaries: &[(String, Summary)]| {
             for (i, (name, s)) in summaries.iter().enumerate() {
                 let (repo_cell, mode_cell, tasks_cell) = if i == 0 { (repo.to_string(), mode.as_str().to_string(), tasks.to_string()) } else { (String::new(), String::new(), String::new()) };
                 let shown = if name == "knit" { "**knit**".to_string() } else { name.clone() };
                 let p = s.passage_hit.map(|p| format!("{p:.2}")).unwrap_or_else(|| "—".into());
-                out.push_str(&format!("| {repo_cell} | {mode_cell} | {tasks_cell} | {shown} | {:.2} | {:.2} | {:.2} | {:.2} | {p} |\n", s.recall5, s.recall10, s.mrr, s.all10));
+                out.push_str(&format!("| {repo_cell} | {mode_cell} | {tasks_cell} | {shown} | {:.2} | {:.2} | {:.2} | {:.2} | {p} | {:.1} |\n", s.recall5, s.recall10, s.mrr, s.all10, s.returned));
             }
         };
         for r in &report.repositories {
