@@ -1,13 +1,18 @@
+//! `knit bench`: benchmarks, never timed tests (README "Benchmarks").
+//!
 //! `knit bench anchors`: the anchor-check benchmark (DESIGN 5). Figures are ratios
 //! against baselines measured in the same run, never absolute thresholds:
 //! cold check ÷ parse-only pass (same files, same grammars), warm re-check ÷ hashing
 //! the same bytes, one-file-edit re-check, peak RSS.
-//!
 //! The workspace is either generated (`--files N`) or a real code base (`--repo DIR`,
 //! see `bench/anchors-real.sh`, which fetches one from the npm registry at run time).
+//!
+//! `knit bench history`: context packs on real commit histories against BM25, grep,
+//! filename and co-change baselines (issue 10); the evaluation itself lives in the
+//! `knit-eval` crate, this is its command line.
 
-use crate::GlobalArgs;
-use clap::{Args, Subcommand};
+use crate::{FormatArg, GlobalArgs};
+use clap::{Args, Subcommand, ValueEnum};
 use knit_anchors::edit::{apply_edits, record};
 use knit_anchors::{check, CheckConfig, CheckOptions, DeclCache, MemTree, Session, SourceTree};
 use knit_syntax::fragment::exact_fragment;
@@ -20,6 +25,55 @@ use std::time::{Duration, Instant};
 pub enum BenchCommand {
     /// Cold check, warm re-check and one-file edit against parse-only and hashing baselines.
     Anchors(AnchorBench),
+    /// Context packs on real commit history: knit against BM25, grep, filename and co-change.
+    History(HistoryBench),
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    Open,
+    Query,
+    Both,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+pub enum SplitArg {
+    Dev,
+    HeldOut,
+    All,
+}
+
+#[derive(Args)]
+pub struct HistoryBench {
+    /// A git repository with full history (repeatable: the report then averages over them).
+    #[arg(long, required_unless_present = "from")]
+    repo: Vec<PathBuf>,
+    /// Render a saved `--format json` report instead of running (to compare or re-format).
+    #[arg(long, conflicts_with = "repo")]
+    from: Option<PathBuf>,
+    /// Sampling seed: the same repository and seed give the same tasks.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Commits to sample per repository (each gives an open and a query task).
+    #[arg(long, default_value_t = 120)]
+    max_tasks: usize,
+    #[arg(long, value_enum, default_value_t = ModeArg::Both)]
+    mode: ModeArg,
+    /// Which half of the date-split sample to run (`all`: both, reported separately).
+    #[arg(long, value_enum, default_value_t = SplitArg::All)]
+    split: SplitArg,
+    /// Newest non-merge commits to sample from.
+    #[arg(long, default_value_t = 3000)]
+    history: usize,
+    /// Bootstrap resamples for the 95 % intervals.
+    #[arg(long, default_value_t = 2000)]
+    resamples: usize,
+    /// Write the output to this file instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Folder for the temporary workspace and knit's cache (default: the system temp dir).
+    #[arg(long)]
+    work_dir: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -38,10 +92,93 @@ pub struct AnchorBench {
     runs: usize,
 }
 
-pub fn run(_global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
+pub fn run(global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
     match cmd {
         BenchCommand::Anchors(b) => anchors(b),
+        BenchCommand::History(h) => history(global.format_arg, h),
     }
+}
+
+fn history(format: FormatArg, h: &HistoryBench) -> anyhow::Result<u8> {
+    if format == FormatArg::Sarif {
+        anyhow::bail!("--format sarif is only for `knit check`");
+    }
+    let report = match &h.from {
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
+            serde_json::from_slice::<knit_eval::Report>(&bytes).map_err(|e| anyhow::anyhow!("{}: not a `knit bench history --format json` report: {e}", path.display()))?
+        }
+        None => run_history(h)?,
+    };
+    let text = match format {
+        FormatArg::Json => serde_json::to_string_pretty(&report)? + "\n",
+        FormatArg::Markdown => knit_eval::report::render_markdown(&report),
+        _ => knit_eval::report::render_human(&report),
+    };
+    match &h.out {
+        Some(path) => {
+            std::fs::write(path, &text).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+            eprintln!("knit bench history: wrote {}", path.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+/// Runs the evaluation on every `--repo`, progress on stderr.
+fn run_history(h: &HistoryBench) -> anyhow::Result<knit_eval::Report> {
+    use knit_eval::sample::Split;
+    use knit_eval::Mode;
+    if h.max_tasks == 0 {
+        anyhow::bail!("--max-tasks must be at least 1");
+    }
+    let modes = match h.mode {
+        ModeArg::Open => vec![Mode::Open],
+        ModeArg::Query => vec![Mode::Query],
+        ModeArg::Both => vec![Mode::Open, Mode::Query],
+    };
+    let splits = match h.split {
+        SplitArg::Dev => vec![Split::Dev],
+        SplitArg::HeldOut => vec![Split::HeldOut],
+        SplitArg::All => vec![Split::Dev, Split::HeldOut],
+    };
+    let mut reports = Vec::new();
+    for repo in &h.repo {
+        let config = knit_eval::Config {
+            repo: repo.clone(),
+            seed: h.seed,
+            max_tasks: h.max_tasks,
+            modes: modes.clone(),
+            splits: splits.clone(),
+            history_limit: h.history,
+            bootstrap_resamples: h.resamples,
+            temp_dir: h.work_dir.clone(),
+        };
+        reports.push(knit_eval::run(&config, &mut |line| eprintln!("{line}"))?);
+    }
+    let mut report = knit_eval::Report::new(reports);
+    report.command = command_line(h);
+    Ok(report)
+}
+
+/// The command that regenerates a run, as the README shows it (Markdown output, no --out).
+fn command_line(h: &HistoryBench) -> String {
+    let mut parts = vec!["knit bench history".to_string()];
+    for repo in &h.repo {
+        parts.push(format!("--repo {}", repo.display()));
+    }
+    parts.push(format!("--seed {} --max-tasks {}", h.seed, h.max_tasks));
+    if h.history != 3000 {
+        parts.push(format!("--history {}", h.history));
+    }
+    if h.mode != ModeArg::Both {
+        parts.push(format!("--mode {}", if h.mode == ModeArg::Open { "open" } else { "query" }));
+    }
+    if h.split != SplitArg::All {
+        parts.push(format!("--split {}", if h.split == SplitArg::Dev { "dev" } else { "held-out" }));
+    }
+    parts.push("--format markdown".into());
+    parts.join(" ")
 }
 
 fn generated_file(i: usize) -> String {

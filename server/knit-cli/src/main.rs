@@ -25,16 +25,28 @@ pub struct GlobalArgs {
     /// Workspace root (default: nearest folder holding .git or knit.toml, else the current folder).
     #[arg(long, global = true)]
     pub root: Option<PathBuf>,
-    /// Output format (`sarif` for `check` only).
-    #[arg(long, global = true, value_enum, default_value_t = Format::Human)]
+    /// Output format (`sarif` for `check` only, `markdown` for `bench history` only).
+    #[arg(long = "format", global = true, value_enum, default_value_t = FormatArg::Human)]
+    pub format_arg: FormatArg,
+    /// The format for commands without Markdown output (set from `format_arg` in `main`).
+    #[arg(skip = Format::Human)]
     pub format: Format,
 }
 
-#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+#[derive(Copy, Clone, PartialEq, Eq)]
 pub enum Format {
     Human,
     Json,
     Sarif,
+}
+
+/// `--format` as typed: `markdown` exists for `bench history` only.
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Human,
+    Json,
+    Sarif,
+    Markdown,
 }
 
 #[derive(Subcommand)]
@@ -64,7 +76,17 @@ enum AnchorsCommand {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    cli.global.format = match cli.global.format_arg {
+        FormatArg::Human => Format::Human,
+        FormatArg::Json => Format::Json,
+        FormatArg::Sarif => Format::Sarif,
+        FormatArg::Markdown if matches!(cli.command, Command::Bench(bench::BenchCommand::History(_))) => Format::Human,
+        FormatArg::Markdown => {
+            eprintln!("knit: --format markdown is only for `knit bench history`");
+            return ExitCode::from(2);
+        }
+    };
     let result = match &cli.command {
         Command::Check(a) => check::run_check(&cli.global, a),
         Command::Anchors(AnchorsCommand::Record(a)) => check::run_record(&cli.global, a),

@@ -1,0 +1,220 @@
+//! Metrics of one ranked list against a task's ground truth, their means over tasks, and
+//! paired bootstrap intervals for the difference between two rankers on the same tasks.
+//!
+//! Definitions (per task, over at most [`crate::rankers::LIMIT`] = 20 items, the open
+//! file never counted):
+//! - recall@k: ground-truth files among the first k ÷ ground-truth files;
+//! - MRR: 1 ÷ rank of the first ground-truth file, 0 when none is in the list;
+//! - all@10: every ground-truth file is among the first 10;
+//! - passage hit (rankers that report passages): of the ground-truth files found in the
+//!   first 10, those whose passage overlaps the lines the commit changed in that file.
+//!   Pooled over the tasks of a group (hits ÷ found), so a task with many found files
+//!   weighs more; a found item without a passage is a miss.
+
+use serde::{Deserialize, Serialize};
+
+use crate::rng::Rng;
+
+/// A ground-truth file: present at the parent, changed by the commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TruthFile {
+    pub path: String,
+    /// Old-side line ranges the commit changed (1-based, inclusive).
+    pub ranges: Vec<(u32, u32)>,
+}
+
+/// One ranker's answer: paths best first, and passages when the ranker gives them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ranked {
+    pub paths: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passages: Option<Vec<Option<(u32, u32)>>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TaskMetrics {
+    pub recall5: f64,
+    pub recall10: f64,
+    pub mrr: f64,
+    pub all10: bool,
+    /// Rank (1-based) of the first ground-truth file.
+    pub first_rank: Option<usize>,
+    /// Ground-truth files in the first 10.
+    pub found10: usize,
+    /// Of those, passages overlapping the changed lines (`None`: no passages).
+    pub passage_hits: Option<usize>,
+    /// Items the ranker returned.
+    pub returned: usize,
+}
+
+pub fn overlaps(passage: (u32, u32), ranges: &[(u32, u32)]) -> bool {
+    ranges.iter().any(|&(a, b)| passage.0 <= b && a <= passage.1)
+}
+
+/// Scores `ranked` against `truth` (non-empty).
+pub fn score(ranked: &Ranked, truth: &[TruthFile]) -> TaskMetrics {
+    let total = truth.len().max(1) as f64;
+    let truth_of = |path: &str| truth.iter().find(|t| t.path == path);
+    let within = |k: usize| ranked.paths.iter().take(k).filter(|p| truth_of(p).is_some()).count();
+    let first_rank = ranked.paths.iter().position(|p| truth_of(p).is_some()).map(|i| i + 1);
+    let found10 = within(10);
+    let passage_hits = ranked.passages.as_ref().map(|passages| {
+        ranked
+            .paths
+            .iter()
+            .take(10)
+            .enumerate()
+            .filter(|(i, p)| match (truth_of(p), passages.get(*i).copied().flatten()) {
+                (Some(t), Some(range)) => overlaps(range, &t.ranges),
+                _ => false,
+            })
+            .count()
+    });
+    TaskMetrics {
+        recall5: within(5) as f64 / total,
+        recall10: found10 as f64 / total,
+        mrr: first_rank.map(|r| 1.0 / r as f64).unwrap_or(0.0),
+        all10: found10 == truth.len(),
+        first_rank,
+        found10,
+        passage_hits,
+        returned: ranked.paths.len(),
+    }
+}
+
+/// Means over a group of tasks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub tasks: usize,
+    pub recall5: f64,
+    pub recall10: f64,
+    pub mrr: f64,
+    pub all10: f64,
+    /// Pooled passage hit (hits ÷ found), `None` for rankers without passages.
+    pub passage_hit: Option<f64>,
+    pub passage_found: usize,
+    pub passage_hits: usize,
+    /// Mean number of items returned.
+    pub returned: f64,
+}
+
+pub fn summarize(metrics: &[TaskMetrics]) -> Summary {
+    let n = metrics.len();
+    if n == 0 {
+        return Summary::default();
+    }
+    let mean = |f: &dyn Fn(&TaskMetrics) -> f64| metrics.iter().map(f).sum::<f64>() / n as f64;
+    let with_passages: Vec<&TaskMetrics> = metrics.iter().filter(|m| m.passage_hits.is_some()).collect();
+    let found: usize = with_passages.iter().map(|m| m.found10).sum();
+    let hits: usize = with_passages.iter().filter_map(|m| m.passage_hits).sum();
+    Summary {
+        tasks: n,
+        recall5: mean(&|m| m.recall5),
+        recall10: mean(&|m| m.recall10),
+        mrr: mean(&|m| m.mrr),
+        all10: mean(&|m| if m.all10 { 1.0 } else { 0.0 }),
+        passage_hit: if with_passages.is_empty() || found == 0 { None } else { Some(hits as f64 / found as f64) },
+        passage_found: found,
+        passage_hits: hits,
+        returned: mean(&|m| m.returned as f64),
+    }
+}
+
+/// A difference of means with its paired bootstrap 95 % interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    pub diff: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Interval {
+    /// The interval excludes zero on the positive / negative side.
+    pub fn verdict(&self) -> &'static str {
+        if self.low > 0.0 {
+            "better"
+        } else if self.high < 0.0 {
+            "worse"
+        } else {
+            "n.s."
+        }
+    }
+}
+
+/// Paired bootstrap of `mean(a − b)`: tasks are resampled with replacement `resamples`
+/// times; the interval is the 2.5th and 97.5th percentile of the resampled means.
+pub fn paired_bootstrap(a: &[f64], b: &[f64], resamples: usize, rng: &mut Rng) -> Interval {
+    assert_eq!(a.len(), b.len(), "paired samples");
+    let diffs: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    let n = diffs.len();
+    if n == 0 {
+        return Interval { diff: 0.0, low: 0.0, high: 0.0 };
+    }
+    let diff = diffs.iter().sum::<f64>() / n as f64;
+    let mut means: Vec<f64> = (0..resamples.max(1))
+        .map(|_| {
+            let mut sum = 0.0;
+            for _ in 0..n {
+                sum += diffs[rng.below(n)];
+            }
+            sum / n as f64
+        })
+        .collect();
+    means.sort_by(|x, y| x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal));
+    let at = |q: f64| means[((q * (means.len() - 1) as f64).round() as usize).min(means.len() - 1)];
+    Interval { diff, low: at(0.025), high: at(0.975) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn truth(paths: &[&str]) -> Vec<TruthFile> {
+        paths.iter().map(|p| TruthFile { path: p.to_string(), ranges: vec![(10, 12)] }).collect()
+    }
+
+    #[test]
+    fn recall_mrr_all_and_passages() {
+        let ranked = Ranked {
+            paths: ["x", "a", "y", "z", "w", "v", "b", "u"].iter().map(|s| s.to_string()).collect(),
+            passages: Some(vec![None, Some((1, 9)), None, None, None, None, Some((12, 40)), None]),
+        };
+        let m = score(&ranked, &truth(&["a", "b", "c"]));
+        assert!((m.recall5 - 1.0 / 3.0).abs() < 1e-12);
+        assert!((m.recall10 - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(m.first_rank, Some(2));
+        assert!((m.mrr - 0.5).abs() < 1e-12);
+        assert!(!m.all10);
+        assert_eq!(m.found10, 2);
+        assert_eq!(m.passage_hits, Some(1), "a's passage 1–9 misses 10–12; b's 12–40 overlaps");
+        let none = score(&Ranked { paths: vec!["q".into()], passages: None }, &truth(&["a"]));
+        assert_eq!((none.mrr, none.recall10, none.passage_hits), (0.0, 0.0, None));
+        let all = score(&Ranked { paths: vec!["b".into(), "a".into()], passages: None }, &truth(&["a", "b"]));
+        assert!(all.all10 && all.mrr == 1.0);
+    }
+
+    #[test]
+    fn summaries_pool_passage_hits() {
+        let a = TaskMetrics { recall5: 1.0, recall10: 1.0, mrr: 1.0, all10: true, first_rank: Some(1), found10: 3, passage_hits: Some(3), returned: 20 };
+        let b = TaskMetrics { recall5: 0.0, recall10: 0.5, mrr: 0.25, all10: false, first_rank: Some(4), found10: 1, passage_hits: Some(0), returned: 10 };
+        let s = summarize(&[a, b]);
+        assert_eq!(s.tasks, 2);
+        assert!((s.recall10 - 0.75).abs() < 1e-12 && (s.mrr - 0.625).abs() < 1e-12 && (s.all10 - 0.5).abs() < 1e-12);
+        assert_eq!(s.passage_hit, Some(0.75));
+        assert_eq!(s.returned, 15.0);
+    }
+
+    #[test]
+    fn bootstrap_brackets_the_difference_and_is_seeded() {
+        let a: Vec<f64> = (0..60).map(|i| if i % 3 == 0 { 0.0 } else { 1.0 }).collect();
+        let b: Vec<f64> = (0..60).map(|i| if i % 2 == 0 { 0.0 } else { 1.0 }).collect();
+        let ci = paired_bootstrap(&a, &b, 2000, &mut Rng::new(1));
+        assert!((ci.diff - (40.0 - 30.0) / 60.0).abs() < 1e-12);
+        assert!(ci.low < ci.diff && ci.diff < ci.high, "{ci:?}");
+        assert_eq!(ci, paired_bootstrap(&a, &b, 2000, &mut Rng::new(1)));
+        let same = paired_bootstrap(&a, &a, 500, &mut Rng::new(2));
+        assert_eq!((same.diff, same.low, same.high), (0.0, 0.0, 0.0));
+        let clear = paired_bootstrap(&vec![1.0; 30], &vec![0.0; 30], 500, &mut Rng::new(3));
+        assert_eq!(clear.verdict(), "better");
+    }
+}
