@@ -1,6 +1,9 @@
 //! Splitting a file into passages: contiguous line ranges of roughly one screen, cut at
 //! Markdown headings (outside fences) and blank lines, so that a match deep in a long file
-//! is reported with the lines around it rather than "somewhere in this file".
+//! is reported with the lines around it rather than "somewhere in this file". Code is cut
+//! at declarations (a declaration keyword and its name, with the comments, attributes and
+//! decorators just above it): the passage a code item reports is the function, method or
+//! type that matched, not a fixed window.
 //!
 //! Pure: text in, ranges out. Line numbers are 1-based and inclusive.
 
@@ -10,6 +13,8 @@ use crate::classify::Kind;
 const PASSAGE_TARGET_CHARS: usize = 1200;
 /// Passages smaller than this are merged into the next one when both fit the target.
 const PASSAGE_MIN_CHARS: usize = 300;
+/// Code passages of at most this many lines (a constant, an import) merge into the next.
+const CODE_MERGE_LINES: u32 = 2;
 /// Hard cap on lines per passage (code with many short lines).
 const PASSAGE_MAX_LINES: usize = 60;
 /// Bound on passages per file; larger files get proportionally larger passages.
@@ -26,6 +31,12 @@ pub struct Passage {
 fn is_fence(line: &str) -> bool {
     let t = line.trim_start();
     t.starts_with("```") || t.starts_with("~~~")
+}
+
+/// A comment, attribute or decorator line that introduces the declaration below it.
+fn is_preamble(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.is_empty() && (t.starts_with("//") || t.starts_with("/*") || t.starts_with('*') || t.starts_with("#[") || t.starts_with('@') || t.starts_with("///") || (t.starts_with('#') && !t.starts_with("#!")))
 }
 
 fn is_heading(line: &str) -> bool {
@@ -56,6 +67,17 @@ pub fn split(text: &str, kind: Kind, head_end_line: u32) -> Vec<Passage> {
                 in_fence = !in_fence;
             } else if !in_fence && i > 0 && is_heading(line) {
                 boundaries.push(i);
+            }
+        }
+    } else {
+        for (i, line) in lines.iter().enumerate() {
+            if i > 0 && crate::symbols::declaration_on_line(line).is_some() {
+                // The doc comment, attributes and decorators above belong to it.
+                let mut start = i;
+                while start > 0 && is_preamble(lines[start - 1]) {
+                    start -= 1;
+                }
+                boundaries.push(start);
             }
         }
     }
@@ -112,7 +134,13 @@ pub fn split(text: &str, kind: Kind, head_end_line: u32) -> Vec<Passage> {
         let is_head = head_end_line > 0 && e <= head_end_line as usize;
         let chars: usize = lines[s..e].iter().map(|l| l.len() + 1).sum();
         if let (Some(prev), Some(prev_chars)) = (out.last_mut(), out_chars.last_mut()) {
-            let mergeable = !prev.is_head && !is_head && *prev_chars < PASSAGE_MIN_CHARS && *prev_chars + chars <= target;
+            // Code keeps one declaration per passage; only one- or two-liners (imports,
+            // constants) merge into the next, so a file of 500 constants is not 500 passages.
+            let small = match kind {
+                Kind::Doc => *prev_chars < PASSAGE_MIN_CHARS,
+                _ => prev.end_line + 1 - prev.start_line <= CODE_MERGE_LINES,
+            };
+            let mergeable = !prev.is_head && !is_head && small && *prev_chars + chars <= target;
             if mergeable {
                 prev.end_line = e as u32;
                 *prev_chars += chars;
@@ -156,6 +184,14 @@ mod tests {
         for pair in passages.windows(2) {
             assert_eq!(pair[0].end_line + 1, pair[1].start_line);
         }
+    }
+
+    #[test]
+    fn code_is_cut_at_declarations_with_their_comments() {
+        let text = "import x from './x'\n\n/** Adds. */\nexport function add(a, b) {\n  return a + b\n}\n\n// Subtracts.\n@logged\nexport function subtract(a, b) {\n  return a - b\n}\n";
+        let passages = split(text, Kind::Code, 0);
+        // the one-line import joins the first function; the second function is its own
+        assert_eq!(passages.iter().map(|p| (p.start_line, p.end_line)).collect::<Vec<_>>(), vec![(1, 6), (8, 12)], "{passages:?}");
     }
 
     #[test]

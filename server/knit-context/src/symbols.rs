@@ -87,65 +87,69 @@ pub fn declared_names(text: &str) -> Vec<String> {
         if out.len() >= MAX_DECLARED {
             break;
         }
-        let top_level = !line.starts_with([' ', '\t']);
-        let toks = line_tokens(line);
-        let mut i = 0;
-        let mut exported = false;
-        while i < toks.len() && MODIFIERS.contains(&toks[i]) {
-            exported |= toks[i] == "export" || toks[i] == "pub" || toks[i] == "public";
-            i += 1;
-            // `pub(crate)`: skip the parenthesised scope
-            if toks.get(i) == Some(&"(") {
-                while i < toks.len() && toks[i] != ")" {
-                    i += 1;
-                }
-                i += 1;
+        if let Some(name) = declaration_on_line(line) {
+            if name.chars().count() >= MIN_NAME_LEN && seen.insert(name) {
+                out.push(name.to_string());
             }
-        }
-        let Some(&(mut kw)) = toks.get(i) else { continue };
-        // Kotlin's `enum class X`
-        if kw == "enum" && toks.get(i + 1) == Some(&"class") {
-            i += 1;
-            kw = "class";
-        }
-        let is_decl = DECL_KEYWORDS.contains(&kw);
-        let is_value = VALUE_KEYWORDS.contains(&kw) && (top_level || exported);
-        if !is_decl && !is_value {
-            continue;
-        }
-        i += 1;
-        // `function* gen`, `macro_rules! name`
-        while matches!(toks.get(i), Some(&"*") | Some(&"!")) {
-            i += 1;
-        }
-        // Go methods: `func (r *Router) Add(`
-        if kw == "func" && toks.get(i) == Some(&"(") {
-            let mut depth = 0;
-            while i < toks.len() {
-                match toks[i] {
-                    "(" => depth += 1,
-                    ")" => {
-                        depth -= 1;
-                        if depth == 0 {
-                            i += 1;
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
-        // `const { a, b } =` and other destructuring: not a single name
-        let Some(&name) = toks.get(i) else { continue };
-        if !is_identifier(name) || name.chars().count() < MIN_NAME_LEN || DECL_KEYWORDS.contains(&name) {
-            continue;
-        }
-        if seen.insert(name) {
-            out.push(name.to_string());
         }
     }
     out
+}
+
+/// The name a line declares, if it starts a declaration (keyword scan; any length).
+pub fn declaration_on_line(line: &str) -> Option<&str> {
+    let top_level = !line.starts_with([' ', '\t']);
+    let toks = line_tokens(line);
+    let mut i = 0;
+    let mut exported = false;
+    while i < toks.len() && MODIFIERS.contains(&toks[i]) {
+        exported |= toks[i] == "export" || toks[i] == "pub" || toks[i] == "public";
+        i += 1;
+        // `pub(crate)`: skip the parenthesised scope
+        if toks.get(i) == Some(&"(") {
+            while i < toks.len() && toks[i] != ")" {
+                i += 1;
+            }
+            i += 1;
+        }
+    }
+    let mut kw = *toks.get(i)?;
+    // Kotlin's `enum class X`
+    if kw == "enum" && toks.get(i + 1) == Some(&"class") {
+        i += 1;
+        kw = "class";
+    }
+    let is_decl = DECL_KEYWORDS.contains(&kw);
+    let is_value = VALUE_KEYWORDS.contains(&kw) && (top_level || exported);
+    if !is_decl && !is_value {
+        return None;
+    }
+    i += 1;
+    // `function* gen`, `macro_rules! name`
+    while matches!(toks.get(i), Some(&"*") | Some(&"!")) {
+        i += 1;
+    }
+    // Go methods: `func (r *Router) Add(`
+    if kw == "func" && toks.get(i) == Some(&"(") {
+        let mut depth = 0;
+        while i < toks.len() {
+            match toks[i] {
+                "(" => depth += 1,
+                ")" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    // `const { a, b } =` and other destructuring: not a single name
+    let name = *toks.get(i)?;
+    (is_identifier(name) && !DECL_KEYWORDS.contains(&name)).then_some(name)
 }
 
 /// Distinct identifiers a text uses (case kept), at least [`MIN_NAME_LEN`] characters,
