@@ -154,6 +154,8 @@ pub struct ContextEngine {
     history_note: Option<String>,
     /// The focused file's exact declared names, by content hash (one parse per content).
     focus_decls: Option<(String, Vec<String>)>,
+    /// The evidence lists behind the last pack (for evaluations and debugging).
+    last_evidence: Option<signals::Evidence>,
     last_scan: Option<Instant>,
     rebuilt: bool,
     /// The private folder the index lives in when the cache folder was unusable (removed
@@ -338,6 +340,7 @@ impl ContextEngine {
             cochange: None,
             history_note: None,
             focus_decls: None,
+            last_evidence: None,
             last_scan: None,
             rebuilt,
         })
@@ -390,6 +393,12 @@ impl ContextEngine {
                 self.history_note = Some(format!("no git history ({e}): co-change not used"));
             }
         }
+    }
+
+    /// The evidence lists (one per signal, best first) behind the last pack: what the
+    /// fusion weighed. Evaluations fit the fusion weights from these.
+    pub fn last_evidence(&self) -> Option<&signals::Evidence> {
+        self.last_evidence.as_ref()
     }
 
     /// The focused file's exact declared names, parsed once per content.
@@ -824,6 +833,7 @@ impl ContextEngine {
         let evidence = signals::collect(&inputs, &mut files_with_term);
         let weights = if source == "openBuffers" { self.options.fusion.open } else { self.options.fusion.query };
         let fused = fusion::fuse(&evidence, &weights);
+        let rules = TierRules { primary_from_fusion: source == "openBuffers", ..rules };
         let (mut placements, mut truncated) = tiers::assemble(&fused, &hits, &rules);
         truncated += candidates.saturating_sub(considered.len());
 
@@ -933,6 +943,7 @@ impl ContextEngine {
 
         self.graph = Some(graph);
         self.symbol_table = Some(symbol_table);
+        self.last_evidence = Some(evidence);
         if let Some(problem) = &self.cache_problem {
             degraded = Some(add_degradation(degraded, "cacheUnusable", problem));
         }

@@ -15,6 +15,9 @@ use crate::relations::RelationGraph;
 use crate::tiers::relation_reason;
 use crate::wire::RelationType;
 
+/// The signals of one task, as kept for evaluation: lists of paths per signal name.
+pub type Evidence = Signals;
+
 /// Names declared by more files than this say nothing about which one is meant.
 const MAX_DECLARERS: usize = 4;
 /// A focus identifier found in more files than this is vocabulary, not a link.

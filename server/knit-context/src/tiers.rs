@@ -2,9 +2,10 @@
 //! ([`crate::fusion`]) into primary / supporting / related / more. No score leaves this
 //! module; every placement carries reasons that a reader can check against the files.
 //!
-//! - primary (cap 1): the first lexical hit (in lexical order) with a foothold — a task
-//!   term in the title or summary (file name or path for code) — whose score is at least
-//!   30 % of the top hit's;
+//! - primary (cap 1): a lexical hit with a foothold — a task term in the title or summary
+//!   (file name or path for code) — whose score is at least 30 % of the top hit's: for a
+//!   query the first such hit in lexical order; for open buffers the top fused entry when
+//!   it is such a hit, else none (so the reading order follows the fusion);
 //! - supporting (cap 3): in fused order, hits that hold the deepest passage for a task term
 //!   (seen at least twice in one passage beyond the head) and entries with a relation to
 //!   the task (co-change, imports, tests, anchors, shared identifiers, a link from the best
@@ -77,11 +78,15 @@ pub struct TierRules {
     pub deep_min_tf: u32,
     /// Items in the tiers plus `more`.
     pub limit: usize,
+    /// Open-buffer tasks: primary is the top fused entry when it qualifies, else there is
+    /// none (the reading order then follows the fusion). Query tasks: the first qualifying
+    /// hit in lexical order.
+    pub primary_from_fusion: bool,
 }
 
 impl Default for TierRules {
     fn default() -> Self {
-        TierRules { primary_cap: 1, supporting_cap: 3, related_cap: 5, primary_min_share: 0.30, deep_min_tf: 2, limit: 20 }
+        TierRules { primary_cap: 1, supporting_cap: 3, related_cap: 5, primary_min_share: 0.30, deep_min_tf: 2, limit: 20, primary_from_fusion: false }
     }
 }
 
@@ -180,12 +185,13 @@ pub fn assemble(fused: &[Fused], hits: &[Hit], rules: &TierRules) -> (Vec<Placem
 
     // primary
     // Primary is chosen in lexical order: relations (which fusion mixes in) never decide it.
-    let primary = if rules.primary_cap > 0 && budget > 0 {
-        hits.iter()
-            .find(|h| h.has_foothold() && h.score >= rules.primary_min_share * top)
-            .and_then(|h| fused.iter().position(|f| f.path == h.path))
-    } else {
+    let qualifies = |h: &Hit| h.has_foothold() && h.score >= rules.primary_min_share * top;
+    let primary = if rules.primary_cap == 0 || budget == 0 {
         None
+    } else if rules.primary_from_fusion {
+        fused.first().filter(|f| hit_of.get(f.path.as_str()).is_some_and(|(_, h)| qualifies(h))).map(|_| 0)
+    } else {
+        hits.iter().find(|h| qualifies(h)).and_then(|h| fused.iter().position(|f| f.path == h.path))
     };
     if let Some(i) = primary {
         let f = &fused[i];

@@ -105,7 +105,8 @@ impl Corpus {
     /// identifies contents without reading them.
     pub fn refresh(&mut self, root: &Path, blobs: &HashMap<String, String>) -> CorpusRefresh {
         let mut report = CorpusRefresh::default();
-        let walked: Vec<fsio::WalkedFile> = fsio::walk_workspace(root).into_iter().filter(|w| matches!(w.kind, Kind::Doc | Kind::Code)).collect();
+        let files = knit_workspace::files::Confined::new(root);
+        let walked: Vec<fsio::WalkedFile> = fsio::walk_workspace(&files).into_iter().filter(|w| matches!(w.kind, Kind::Doc | Kind::Code)).collect();
         let present: std::collections::HashSet<&str> = walked.iter().map(|w| w.rel.as_str()).collect();
         let gone: Vec<String> = self.files.keys().filter(|p| !present.contains(p.as_str())).cloned().collect();
         for path in gone {
@@ -123,7 +124,7 @@ impl Corpus {
                 self.account(&old, -1);
                 report.removed += 1;
             }
-            if let ReadOutcome::Text(text) = fsio::read_text(&root.join(&w.rel), fsio::MAX_FILE_BYTES) {
+            if let ReadOutcome::Text(text) = fsio::read_text(&files, &w.rel, fsio::MAX_FILE_BYTES) {
                 let entry = self.analyse(text, identity);
                 self.account(&entry, 1);
                 self.files.insert(w.rel.clone(), entry);

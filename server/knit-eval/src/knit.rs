@@ -27,6 +27,14 @@ pub struct KnitDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded: Option<String>,
     pub tiers: Vec<String>,
+    /// The evidence lists knit fused (signal name → paths, best first), so that fusion
+    /// weights can be fitted offline on the development half (`bench/history/fit.py`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub evidence: std::collections::BTreeMap<String, Vec<String>>,
+    /// Paths knit's lexical signal saw as hits with a foothold at ≥ 30 % of the top
+    /// score (the ones allowed to be primary).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub primary_eligible: Vec<String>,
 }
 
 impl KnitRanker {
@@ -61,21 +69,30 @@ impl KnitRanker {
             buffers: vec![OpenBuffer { path: path.to_string(), text: text.to_string(), focused: true, last_focus_or_edit_order: 0, cursor_line: Some(cursor_line), recent_edit_lines: Vec::new() }],
         };
         let result = self.engine.pack(&params, &input, &NoAnchorFacts)?;
-        Ok(read_pack(&result, Some(path)))
+        let (ranked, mut detail) = read_pack(&result, Some(path));
+        detail.evidence = self.evidence();
+        Ok((ranked, detail))
     }
 
     /// Query mode: the cleaned commit message is the query; no buffer is open.
     pub fn rank_query(&mut self, query: &str) -> Result<(Ranked, KnitDetail)> {
         let params = PackParams { query: Some(QueryParam::Text(query.to_string())), focus: None, kinds: None, limit: Some(LIMIT) };
         let result = self.engine.pack(&params, &TaskInput::default(), &NoAnchorFacts)?;
-        Ok(read_pack(&result, None))
+        let (ranked, mut detail) = read_pack(&result, None);
+        detail.evidence = self.evidence();
+        Ok((ranked, detail))
+    }
+
+    fn evidence(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        let Some(e) = self.engine.last_evidence() else { return Default::default() };
+        e.lists.iter().map(|(k, list)| (k.as_str().to_string(), list.iter().map(|h| h.path.clone()).collect())).collect()
     }
 }
 
 /// The pack as one list (see the module header).
 pub fn read_pack(result: &PackResult, open: Option<&str>) -> (Ranked, KnitDetail) {
     let mut ranked = Ranked { paths: Vec::new(), passages: Some(Vec::new()) };
-    let mut detail = KnitDetail { terms: result.task.terms.clone(), degraded: result.degraded.as_ref().map(|d| d.reason.clone()), tiers: Vec::new() };
+    let mut detail = KnitDetail { terms: result.task.terms.clone(), degraded: result.degraded.as_ref().map(|d| d.reason.clone()), ..KnitDetail::default() };
     let sections = [("pinned", &result.pinned), ("primary", &result.primary), ("supporting", &result.supporting), ("related", &result.related), ("more", &result.more)];
     for (tier, items) in sections {
         for item in items {
