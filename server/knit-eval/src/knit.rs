@@ -1,6 +1,7 @@
-//! knit as a ranker, through its public API only: one `ContextEngine` per workspace (its
-//! index and state in the run's temporary folders), `refresh()` after every move of the
-//! workspace, then `pack()` exactly as an editor would call it.
+//! knit as a ranker, through its public API only: a `ContextEngine` on the workspace (its
+//! index and state in the run's temporary folders; the run opens a fresh one per commit),
+//! `refresh()` once the workspace is at the parent, then `pack()` for each task exactly as
+//! an editor would call it.
 //!
 //! The pack is read as ONE list in reading order — pinned, primary, supporting, related,
 //! more — cut at [`LIMIT`]; the open file never counts. Each item's passage

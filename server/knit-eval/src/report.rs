@@ -449,12 +449,12 @@ pub fn render_markdown(report: &Report) -> String {
             ));
         }
     }
-    out.push_str("\n| Repository | HEAD | Listed | Sampled (dev / held-out) | Tasks open / query | Added files (not retrievable) | s per commit |\n|---|---|---:|---:|---:|---:|---:|\n");
+    out.push_str("\n| Repository | HEAD | Listed | Sampled (dev / held-out) | Tasks open / query | Added files (not retrievable) | Run time | s per commit | knit pack ms (open / query) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &report.repositories {
         let count = |mode: Mode| r.tasks.iter().filter(|t| t.mode == mode).count();
         let added: usize = r.groups.iter().filter(|g| g.split != "all" && g.mode == Mode::Query).map(|g| g.added_files).sum();
         out.push_str(&format!(
-            "| {} | `{}` | {} | {} ({} / {}) | {} / {} | {} | {:.2} |\n",
+            "| {} | `{}` | {} | {} ({} / {}) | {} / {} | {} | {:.0} s | {:.2} | {} / {} |\n",
             r.name,
             &r.head[..10.min(r.head.len())],
             r.sample.listed,
@@ -464,7 +464,10 @@ pub fn render_markdown(report: &Report) -> String {
             count(Mode::Open),
             count(Mode::Query),
             added,
-            r.timing.mean_commit_ms / 1000.0
+            r.timing.total_ms / 1000.0,
+            r.timing.mean_commit_ms / 1000.0,
+            r.mean_ranker_ms("knit", Mode::Open).map(|v| format!("{v:.1}")).unwrap_or_else(|| "—".into()),
+            r.mean_ranker_ms("knit", Mode::Query).map(|v| format!("{v:.1}")).unwrap_or_else(|| "—".into())
         ));
     }
     out

@@ -178,9 +178,12 @@ pub fn list_commits(git: &Git, limit: usize) -> Result<Vec<LoggedCommit>> {
     Ok(commits)
 }
 
-/// The cheap filters (no content read). `Ok` holds the indexes of the text candidates
-/// among `commit.changes`, plus the dropped paths with their reasons.
-pub fn cheap_filter(commit: &LoggedCommit) -> std::result::Result<(Vec<usize>, Vec<(String, PathDrop)>), Skip> {
+/// What survives the cheap filters: indexes of the text candidates among
+/// `commit.changes`, and the dropped paths with their reasons.
+pub type Kept = (Vec<usize>, Vec<(String, PathDrop)>);
+
+/// The cheap filters (no content read).
+pub fn cheap_filter(commit: &LoggedCommit) -> std::result::Result<Kept, Skip> {
     if commit.parents.len() != 1 {
         return Err(Skip::RootCommit);
     }

@@ -2,15 +2,17 @@
 //! files and the history up to the parent only — nothing later is reachable or even
 //! present, so a ranker reading the workspace's own `.git` (co-change) cannot look ahead.
 //!
-//! One workspace serves a whole run: it moves from parent to parent (in date order, see
-//! [`crate::run`]) by fetching the next parent's sha from the source repository (only the
-//! objects it lacks travel) and updating the work tree with a two-tree `read-tree -m -u`,
-//! which rewrites only the files that differ. knit's persistent index therefore updates
-//! incrementally, as it would in an editor after `git checkout`.
+//! One workspace serves a whole run: it moves from parent to parent (in git's date order,
+//! ancestors first, see [`crate::run`]) by fetching the next parent's sha from the source
+//! repository (only the objects it lacks travel) and updating the work tree with a
+//! two-tree `read-tree -m -u`, which rewrites only the files that differ — far cheaper than
+//! a clone per task. The baselines' corpus follows by blob id, re-reading changed files only.
 //!
 //! After every move each tracked file's mtime is set to the parent's commit date, as if
 //! the parent had just been cloned: what a ranker sees (knit lists recently modified files
 //! when a task has too few terms) never depends on which parents the run visited before.
+//! (knit itself gets a fresh index per commit, see [`crate::run`]: an index refreshed
+//! across commits is not deterministic.)
 //!
 //! The repository is created here: no filter driver is ever configured, reflogs are off
 //! (an old parent stays unreachable once `main` moves on), and git runs through

@@ -80,8 +80,7 @@ fn util(version: u32) -> String {
 fn build_repo(root: &Path) -> Vec<String> {
     let mut repo = Repo { dir: root, day: 0 };
     repo.git(&["init", "-q", "--initial-branch=main"]);
-    let mut shas = Vec::new();
-    shas.push(repo.commit(
+    let mut shas = vec![repo.commit(
         "Initial import",
         &[
             ("src/lexer.ts", &lexer(0)),
@@ -91,7 +90,7 @@ fn build_repo(root: &Path) -> Vec<String> {
             ("README.md", "# calc\n\nA tiny expression parser.\n"),
             ("package.json", "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.0\"\n}\n"),
         ],
-    ));
+    )];
     shas.push(repo.commit("feat(lexer): read parts in the lexer and parser (#3)", &[("src/lexer.ts", &lexer(1)), ("src/parser.ts", &parser(1))]));
     shas.push(repo.commit("Parse rule two\n\nCo-authored-by: Other <o@example.com>", &[("src/lexer.ts", &lexer(2)), ("src/parser.ts", &parser(2)), ("tests/parser.test.ts", "import { Parser } from '../src/parser';\n")]));
     shas.push(repo.commit("v1.0.1", &[("package.json", "{\n  \"name\": \"calc\",\n  \"version\": \"1.0.1\"\n}\n"), ("README.md", "# calc\n\nA tiny expression parser. 1.0.1\n")]));
