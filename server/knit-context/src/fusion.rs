@@ -32,9 +32,12 @@ pub enum SignalKind {
     Uses,
     /// A neighbour (link, anchor, import, test) of the best lexical hit.
     NearTop,
+    /// Changed together (in git history) with the best lexical hits: the files a change
+    /// to what the words point at usually drags along.
+    CoChangeTop,
 }
 
-pub const SIGNAL_KINDS: [SignalKind; 8] = [
+pub const SIGNAL_KINDS: [SignalKind; 9] = [
     SignalKind::Lexical,
     SignalKind::CoChange,
     SignalKind::Imports,
@@ -43,6 +46,7 @@ pub const SIGNAL_KINDS: [SignalKind; 8] = [
     SignalKind::Declares,
     SignalKind::Uses,
     SignalKind::NearTop,
+    SignalKind::CoChangeTop,
 ];
 
 impl SignalKind {
@@ -60,6 +64,7 @@ impl SignalKind {
             SignalKind::Declares => "declares",
             SignalKind::Uses => "uses",
             SignalKind::NearTop => "neartop",
+            SignalKind::CoChangeTop => "cochangetop",
         }
     }
 
@@ -121,10 +126,11 @@ pub struct FusionWeights {
 
 impl Default for FusionWeights {
     fn default() -> Self {
-        // Order: lexical, cochange, imports, tests, documents, declares, uses, neartop.
+        // Order: lexical, cochange, imports, tests, documents, declares, uses, neartop,
+        // cochangetop.
         FusionWeights {
-            open: Weights { k: 10.0, by_kind: [1.0, 1.6, 0.8, 0.8, 0.5, 0.6, 0.6, 0.3], depth: 40 },
-            query: Weights { k: 10.0, by_kind: [1.0, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.35], depth: 40 },
+            open: Weights { k: 3.0, by_kind: [1.0, 2.0, 0.5, 1.5, 0.15, 0.75, 0.75, 0.0, 0.3], depth: 40 },
+            query: Weights { k: 3.0, by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.2, 0.5], depth: 40 },
         }
     }
 }
@@ -192,7 +198,7 @@ mod tests {
         for p in ["c", "d"] {
             s.push(SignalKind::CoChange, hit(p));
         }
-        let w = Weights { k: 10.0, by_kind: [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], depth: 10 };
+        let w = Weights { k: 10.0, by_kind: [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], depth: 10 };
         let fused = fuse(&s, &w);
         assert_eq!(fused[0].path, "c", "{fused:?}");
         assert_eq!(fused[0].ranks.len(), 2);
@@ -200,7 +206,7 @@ mod tests {
         let order: Vec<&str> = fused.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(order, vec!["c", "a", "b", "d"], "equal contributions tie, broken by path");
         // a zero weight removes a signal entirely
-        let w0 = Weights { by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], ..w };
+        let w0 = Weights { by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], ..w };
         assert!(fuse(&s, &w0).iter().all(|f| f.path != "d"));
     }
 }

@@ -24,6 +24,8 @@ const MAX_DECLARERS: usize = 4;
 pub const MAX_USERS: usize = 40;
 /// At most this many of the focus file's declared names are looked up.
 const MAX_FOCUS_NAMES: usize = 96;
+/// The best lexical hits whose co-change partners form the `CoChangeTop` signal.
+const TOP_HITS_FOR_COCHANGE: usize = 3;
 /// Entries kept per signal list.
 const LIST_DEPTH: usize = 60;
 
@@ -82,6 +84,26 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
         relations_of(&mut s, inp, focus.path);
         declares(&mut s, inp, focus);
         uses(&mut s, inp, focus, files_with_term);
+    }
+    // Partners in history of the best lexical hits (each hit's list interleaved by rank,
+    // the better hit first).
+    if let Some(cc) = inp.cochange {
+        let lists: Vec<(String, Vec<crate::cochange::Partner>)> = inp
+            .lexical
+            .iter()
+            .take(TOP_HITS_FOR_COCHANGE)
+            .map(|(p, _)| (p.clone(), cc.partners(p, inp.allowed, 20)))
+            .collect();
+        for rank in 0..20 {
+            for (hit, partners) in &lists {
+                if let Some(p) = partners.get(rank) {
+                    if inp.lexical.iter().take(TOP_HITS_FOR_COCHANGE).any(|(h, _)| *h == p.path) {
+                        continue;
+                    }
+                    s.push(SignalKind::CoChangeTop, SignalHit { path: p.path.clone(), reason: format!("changedWith: {hit} in {} of {} commits", p.together, p.of) });
+                }
+            }
+        }
     }
     // Neighbours of the best lexical hit (the primary-to-be).
     if let Some((top, _)) = inp.lexical.first() {
