@@ -20,7 +20,9 @@ export interface PackParams {
 export type Lifecycle = "unread" | "read" | "updated-after-read" | "reread-after-update";
 
 export interface RelationFact {
-  type: "references" | "documents" | "imports" | "tests";
+  /** `changedWith`: changed together in git history; `uses`: uses identifiers `other`
+   * declares; `usedBy`: declares identifiers `other` uses (`symbol` names one). */
+  type: "references" | "documents" | "imports" | "tests" | "changedWith" | "uses" | "usedBy";
   /** "in": `other` points at this item; "out": this item points at `other`. */
   dir: "in" | "out" | string;
   other: string;

@@ -197,6 +197,9 @@ test("the delta shows what entered, left and moved tier", () => {
 test("relation labels", () => {
   assert.equal(relationLabel({ type: "imports", dir: "in", other: "src/x.ts", line: 3 }), "imports ← src/x.ts:3");
   assert.equal(relationLabel({ type: "tests", dir: "out", other: "src/x.ts" }), "tests → src/x.ts");
+  assert.equal(relationLabel({ type: "changedWith", dir: "out", other: "src/router.ts" }), "changedWith → src/router.ts");
+  assert.equal(relationLabel({ type: "uses", dir: "out", other: "src/router.ts", symbol: "matchRoute" }), "uses → src/router.ts #matchRoute");
+  assert.equal(relationLabel({ type: "usedBy", dir: "in", other: "src/app.ts", symbol: "Router" }), "usedBy ← src/app.ts #Router");
 });
 
 // ---- protocol helpers ----------------------------------------------------------------

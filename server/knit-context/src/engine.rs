@@ -851,7 +851,7 @@ impl ContextEngine {
             let room = limit.saturating_sub(placements.len());
             truncated = recent.len().saturating_sub(room);
             for record in recent.into_iter().take(room) {
-                placements.push(Placement { path: record.path.clone(), tier: Tier::More, provenance: Provenance::Retrieval, reasons: vec![format!("modified: {}", format_time(record.mtime_ms))], hit_rank: None });
+                placements.push(Placement { path: record.path.clone(), tier: Tier::More, provenance: Provenance::Retrieval, reasons: vec![format!("modified: {}", format_time(record.mtime_ms))], hit_rank: None, relations: Vec::new() });
             }
         }
 
@@ -859,7 +859,7 @@ impl ContextEngine {
         let placed_paths: HashSet<String> = placements.iter().map(|p| p.path.clone()).chain(pinned_slots.iter().filter_map(|&s| self.index.record(s).map(|r| r.path.clone()))).collect();
         let context_paths: Vec<String> = placements.iter().filter(|p| p.tier == Tier::Primary).map(|p| p.path.clone()).chain(focused.clone()).collect();
         let mut relation_count = 0usize;
-        let make_item = |path: &str, provenance: Provenance, reasons: Vec<String>, relation_count: &mut usize| -> Option<Item> {
+        let make_item = |path: &str, provenance: Provenance, reasons: Vec<String>, extra: &[RelationFact], relation_count: &mut usize| -> Option<Item> {
             let slot = self.index.slot_of(path)?;
             let record = self.index.record(slot)?;
             let mut edges: Vec<&relations::Edge> = graph.edges_of(path);
@@ -868,14 +868,18 @@ impl ContextEngine {
                 let other = if e.from == path { &e.to } else { &e.from };
                 (!context_paths.contains(other), !placed_paths.contains(other), e.kind, other.clone(), e.line)
             });
-            let relations: Vec<RelationFact> = edges
-                .iter()
-                .take(6)
-                .map(|e| {
-                    let incoming = e.to == path && e.from != path;
-                    RelationFact { kind: e.kind, dir: if incoming { "in".into() } else { "out".into() }, other: if incoming { e.from.clone() } else { e.to.clone() }, line: e.line, symbol: e.symbol.clone() }
-                })
-                .collect();
+            // The ranking's own facts (co-change, shared identifiers) first, then the graph's.
+            let mut relations: Vec<RelationFact> = extra.iter().take(3).cloned().collect();
+            for e in edges {
+                if relations.len() >= 6 {
+                    break;
+                }
+                let incoming = e.to == path && e.from != path;
+                let fact = RelationFact { kind: e.kind, dir: if incoming { "in".into() } else { "out".into() }, other: if incoming { e.from.clone() } else { e.to.clone() }, line: e.line, symbol: e.symbol.clone() };
+                if !relations.contains(&fact) {
+                    relations.push(fact);
+                }
+            }
             *relation_count += relations.len();
             let passage = details.get(&slot).and_then(|d| d.best.map(|range| (range, d.best_terms.clone()))).map(|((start, end), term_ids)| {
                 let full = buffers.iter().find(|b| b.path == path).map(|b| b.text.clone()).or_else(|| match fsio::read_text(&self.files, path, self.options.max_file_bytes) {
@@ -909,7 +913,7 @@ impl ContextEngine {
                 Tier::Related => 2,
                 Tier::More => 3,
             };
-            if let Some(item) = make_item(&placement.path, placement.provenance, placement.reasons.clone(), &mut relation_count) {
+            if let Some(item) = make_item(&placement.path, placement.provenance, placement.reasons.clone(), &placement.relations, &mut relation_count) {
                 result_tiers[slot].push(item);
             }
         }
@@ -922,7 +926,7 @@ impl ContextEngine {
                     reasons.extend(tiers::hit_reasons(&hit));
                 }
             }
-            if let Some(item) = make_item(&record.path, Provenance::Manual, reasons, &mut relation_count) {
+            if let Some(item) = make_item(&record.path, Provenance::Manual, reasons, &[], &mut relation_count) {
                 pinned_items.push(item);
             }
         }

@@ -13,6 +13,8 @@
 
 use std::collections::HashMap;
 
+use crate::wire::RelationFact;
+
 /// The evidence kinds a file can be ranked by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SignalKind {
@@ -81,6 +83,9 @@ pub struct SignalHit {
     pub path: String,
     /// The fact behind it, in words (`changedWith: src/x.ts in 14 of 20 commits`).
     pub reason: String,
+    /// The same fact as a relation of the item, when it is one the graph does not hold
+    /// (co-change, shared identifiers).
+    pub relation: Option<RelationFact>,
 }
 
 /// Every signal's list for one task.
@@ -144,6 +149,8 @@ pub struct Fused {
     pub ranks: Vec<(SignalKind, usize)>,
     /// Reasons, strongest signal first.
     pub reasons: Vec<String>,
+    /// Relation facts the signals carried (co-change, shared identifiers).
+    pub relations: Vec<RelationFact>,
 }
 
 impl Fused {
@@ -165,7 +172,7 @@ pub fn fuse(signals: &Signals, w: &Weights) -> Vec<Fused> {
             continue;
         }
         for (rank, hit) in signals.list(kind).iter().take(w.depth).enumerate() {
-            let f = by_path.entry(hit.path.as_str()).or_insert_with(|| Fused { path: hit.path.clone(), score: 0.0, ranks: Vec::new(), reasons: Vec::new() });
+            let f = by_path.entry(hit.path.as_str()).or_insert_with(|| Fused { path: hit.path.clone(), score: 0.0, ranks: Vec::new(), reasons: Vec::new(), relations: Vec::new() });
             f.score += weight / (w.k + rank as f32 + 1.0);
             f.ranks.push((kind, rank));
         }
@@ -176,6 +183,13 @@ pub fn fuse(signals: &Signals, w: &Weights) -> Vec<Fused> {
         let mut contrib: Vec<(f32, SignalKind, usize)> = f.ranks.iter().map(|&(k, r)| (w.weight(k) / (w.k + r as f32 + 1.0), k, r)).collect();
         contrib.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.1.cmp(&b.1)));
         f.reasons = contrib.iter().map(|&(_, k, r)| signals.list(k)[r].reason.clone()).collect();
+        for &(_, k, r) in &contrib {
+            if let Some(rel) = &signals.list(k)[r].relation {
+                if !f.relations.contains(rel) {
+                    f.relations.push(rel.clone());
+                }
+            }
+        }
     }
     out.sort_by(|a, b| b.score.partial_cmp(&a.score).unwrap_or(std::cmp::Ordering::Equal).then(a.path.cmp(&b.path)));
     out
@@ -186,7 +200,7 @@ mod tests {
     use super::*;
 
     fn hit(p: &str) -> SignalHit {
-        SignalHit { path: p.into(), reason: format!("because {p}") }
+        SignalHit { path: p.into(), reason: format!("because {p}"), relation: None }
     }
 
     #[test]

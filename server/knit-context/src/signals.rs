@@ -13,7 +13,7 @@ use crate::fusion::{SignalHit, SignalKind, Signals};
 use crate::index::FileRecord;
 use crate::relations::RelationGraph;
 use crate::tiers::relation_reason;
-use crate::wire::RelationType;
+use crate::wire::{RelationFact, RelationType};
 
 /// The signals of one task, as kept for evaluation: lists of paths per signal name.
 pub type Evidence = Signals;
@@ -77,7 +77,7 @@ pub struct Inputs<'a> {
 pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<String>) -> Signals {
     let mut s = Signals::default();
     for (path, reasons) in &inp.lexical {
-        s.push(SignalKind::Lexical, SignalHit { path: path.clone(), reason: reasons.first().cloned().unwrap_or_else(|| "lexical match".into()) });
+        s.push(SignalKind::Lexical, SignalHit { path: path.clone(), reason: reasons.first().cloned().unwrap_or_else(|| "lexical match".into()), relation: None });
     }
     if let Some(focus) = &inp.focus {
         cochange(&mut s, inp, focus.path, &inp.other_open);
@@ -100,7 +100,7 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
                     if inp.lexical.iter().take(TOP_HITS_FOR_COCHANGE).any(|(h, _)| *h == p.path) {
                         continue;
                     }
-                    s.push(SignalKind::CoChangeTop, SignalHit { path: p.path.clone(), reason: format!("changedWith: {hit} in {} of {} commits", p.together, p.of) });
+                    s.push(SignalKind::CoChangeTop, SignalHit { path: p.path.clone(), reason: format!("changedWith: {hit} in {} of {} commits", p.together, p.of), relation: Some(changed_with(hit)) });
                 }
             }
         }
@@ -116,13 +116,18 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
             .collect();
         near.sort();
         for (_, path, reason) in near {
-            s.push(SignalKind::NearTop, SignalHit { path, reason });
+            s.push(SignalKind::NearTop, SignalHit { path, reason, relation: None });
         }
     }
     for list in s.lists.values_mut() {
         list.truncate(LIST_DEPTH);
     }
     s
+}
+
+/// The relation fact of a co-change with `other` (counts are in the reason).
+fn changed_with(other: &str) -> RelationFact {
+    RelationFact { kind: RelationType::ChangedWith, dir: "out".into(), other: other.to_string(), line: None, symbol: None }
 }
 
 fn priority(kind: RelationType) -> u8 {
@@ -141,7 +146,7 @@ fn cochange(s: &mut Signals, inp: &Inputs<'_>, focus: &str, others: &[&str]) {
         // The focused file's partners first, then the other buffers', each best first.
         let limit = if i == 0 { LIST_DEPTH } else { 10 };
         for p in cc.partners(f, inp.allowed, limit) {
-            s.push(SignalKind::CoChange, SignalHit { path: p.path, reason: format!("changedWith: {f} in {} of {} commits", p.together, p.of) });
+            s.push(SignalKind::CoChange, SignalHit { path: p.path, reason: format!("changedWith: {f} in {} of {} commits", p.together, p.of), relation: Some(changed_with(f)) });
         }
     }
 }
@@ -163,7 +168,7 @@ fn relations_of(s: &mut Signals, inp: &Inputs<'_>, focus: &str) {
     }
     edges.sort();
     for (_, _, path, reason, kind) in edges {
-        s.push(kind, SignalHit { path, reason });
+        s.push(kind, SignalHit { path, reason, relation: None });
     }
 }
 
@@ -194,7 +199,8 @@ fn declares(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>) {
     let mut list: Vec<(String, f32, Vec<String>)> = found.into_iter().map(|(p, (w, n))| (p, w, n)).collect();
     list.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
     for (path, _, names) in list {
-        s.push(SignalKind::Declares, SignalHit { reason: format!("declares: {} (used in {})", names.join(", "), focus.path), path });
+        let relation = RelationFact { kind: RelationType::UsedBy, dir: "in".into(), other: focus.path.to_string(), line: None, symbol: names.first().cloned() };
+        s.push(SignalKind::Declares, SignalHit { reason: format!("declares: {} (used in {})", names.join(", "), focus.path), path, relation: Some(relation) });
     }
 }
 
@@ -224,6 +230,7 @@ fn uses(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>, files_with_term: &
     list.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
     for (path, _, names) in list {
         let verb = if (inp.is_doc)(&path) { "mentions" } else { "uses" };
-        s.push(SignalKind::Uses, SignalHit { reason: format!("{verb}: {} (declared in {})", names.join(", "), focus.path), path });
+        let relation = RelationFact { kind: RelationType::Uses, dir: "out".into(), other: focus.path.to_string(), line: None, symbol: names.first().cloned() };
+        s.push(SignalKind::Uses, SignalHit { reason: format!("{verb}: {} (declared in {})", names.join(", "), focus.path), path, relation: Some(relation) });
     }
 }

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use crate::classify::Kind;
 use crate::fusion::{Fused, SignalKind};
 use crate::relations::Edge;
-use crate::wire::{Provenance, RelationType};
+use crate::wire::{Provenance, RelationFact, RelationType};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
@@ -67,6 +67,8 @@ pub struct Placement {
     pub reasons: Vec<String>,
     /// Rank among hits, when the item is a hit.
     pub hit_rank: Option<usize>,
+    /// Relation facts that came with the ranking (co-change, shared identifiers).
+    pub relations: Vec<RelationFact>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -195,7 +197,7 @@ pub fn assemble(fused: &[Fused], hits: &[Hit], rules: &TierRules) -> (Vec<Placem
     };
     if let Some(i) = primary {
         let f = &fused[i];
-        placements.push(Placement { path: f.path.clone(), tier: Tier::Primary, provenance: Provenance::Retrieval, reasons: reasons_of(f, false), hit_rank: hit_of.get(f.path.as_str()).map(|(r, _)| *r) });
+        placements.push(Placement { path: f.path.clone(), tier: Tier::Primary, provenance: Provenance::Retrieval, reasons: reasons_of(f, false), hit_rank: hit_of.get(f.path.as_str()).map(|(r, _)| *r), relations: f.relations.clone() });
     }
     let count = |placements: &Vec<Placement>, tier: Tier| placements.iter().filter(|p| p.tier == tier).count();
     let mut unplaced = 0usize;
@@ -217,7 +219,7 @@ pub fn assemble(fused: &[Fused], hits: &[Hit], rules: &TierRules) -> (Vec<Placem
             Tier::More
         };
         let provenance = if hit.is_some() { Provenance::Retrieval } else { Provenance::Relation };
-        placements.push(Placement { path: f.path.clone(), tier, provenance, reasons: reasons_of(f, tier == Tier::Supporting), hit_rank: hit.map(|(r, _)| *r) });
+        placements.push(Placement { path: f.path.clone(), tier, provenance, reasons: reasons_of(f, tier == Tier::Supporting), hit_rank: hit.map(|(r, _)| *r), relations: f.relations.clone() });
     }
     // tiers in order: primary, supporting, related, more (stable within each)
     placements.sort_by_key(|p| match p.tier {
@@ -286,10 +288,10 @@ mod tests {
     fn fused(hits: &[Hit], relations: &[(SignalKind, &str, &str)]) -> Vec<Fused> {
         let mut s = Signals::default();
         for h in hits {
-            s.push(SignalKind::Lexical, SignalHit { path: h.path.clone(), reason: "lexical".into() });
+            s.push(SignalKind::Lexical, SignalHit { path: h.path.clone(), reason: "lexical".into(), relation: None });
         }
         for (k, p, r) in relations {
-            s.push(*k, SignalHit { path: p.to_string(), reason: r.to_string() });
+            s.push(*k, SignalHit { path: p.to_string(), reason: r.to_string(), relation: None });
         }
         fuse(&s, &Weights { k: 10.0, by_kind: [1.0, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9], depth: 50 })
     }

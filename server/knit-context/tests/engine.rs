@@ -241,3 +241,60 @@ fn too_few_terms_degrades_to_recency() {
     assert!(result.primary.is_empty() && !result.more.is_empty());
     assert!(result.more[0].reasons[0].starts_with("modified: "));
 }
+
+/// Runs git in `dir` for test setup (never knit's code path: knit reads git in-process).
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .expect("git")
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+#[test]
+fn open_buffers_bring_co_changed_and_symbol_related_files_with_their_facts() {
+    let ws = Workspace::new();
+    // Three unrelated-looking files by words; history and identifiers relate them.
+    ws.write("src/router.ts", "export function matchRoute(path: string) {\n  return path.split('/')\n}\n");
+    ws.write("src/handler.ts", "export function dispatchRequest(r: string) {\n  return matchRoute(r)\n}\n");
+    ws.write("src/config.ts", "export const timeoutMillis = 1000\n");
+    ws.write("docs/changelog.md", "# Changelog\n\nNothing yet.\n");
+    git(ws.path(), &["init", "-q"]);
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "-qm", "init"]);
+    for i in 0..3 {
+        ws.write("src/router.ts", format!("export function matchRoute(path: string) {{\n  return path.split('/').slice({i})\n}}\n"));
+        ws.write("docs/changelog.md", format!("# Changelog\n\nChange {i}.\n"));
+        git(ws.path(), &["commit", "-qam", "routing change"]);
+    }
+    let mut engine = ws.engine();
+    let text = std::fs::read_to_string(ws.path().join("src/router.ts")).unwrap();
+    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/router.ts".into(), text, focused: true, ..Default::default() }] };
+    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    assert!(result.degraded.as_ref().is_none_or(|d| d.reason != "noHistory"), "{:?}", result.degraded);
+    let items = all_items(&result);
+    let changelog = items.iter().find(|i| i.path == "docs/changelog.md").expect("co-changed doc listed");
+    assert!(changelog.reasons.iter().any(|r| r == "changedWith: src/router.ts in 4 of 4 commits"), "{:?}", changelog.reasons);
+    assert!(changelog.relations.iter().any(|r| r.kind.as_str() == "changedWith" && r.other == "src/router.ts"), "{:?}", changelog.relations);
+    let handler = items.iter().find(|i| i.path == "src/handler.ts").expect("user of a declared name listed");
+    assert!(handler.reasons.iter().any(|r| r == "uses: matchRoute (declared in src/router.ts)"), "{:?}", handler.reasons);
+    assert!(handler.relations.iter().any(|r| r.kind.as_str() == "uses" && r.symbol.as_deref() == Some("matchRoute")), "{:?}", handler.relations);
+    let json = serde_json::to_value(changelog).unwrap();
+    assert!(json["relations"].as_array().unwrap().iter().any(|r| r["type"] == "changedWith"), "{json}");
+
+    // Without git the pack still works and says what it lacks.
+    let plain = Workspace::new();
+    plain.write("src/router.ts", "export function matchRoute(path: string) { return path }\n");
+    plain.write("src/handler.ts", "export const h = () => matchRoute('x')\n");
+    let mut engine = plain.engine();
+    let text = std::fs::read_to_string(plain.path().join("src/router.ts")).unwrap();
+    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/router.ts".into(), text, focused: true, ..Default::default() }] };
+    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    assert_eq!(result.degraded.as_ref().map(|d| d.reason.as_str()), Some("noHistory"), "{:?}", result.degraded);
+    assert!(all_items(&result).iter().any(|i| i.path == "src/handler.ts"));
+}

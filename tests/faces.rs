@@ -1,0 +1,173 @@
+//! The three faces of the context engine give the same pack for the same inputs: `knit
+//! pack --open F`, the MCP tool `context_pack {open: [F]}` and the language server's
+//! `knit/contextPack` with F open and focused — on a git workspace, so co-change and the
+//! symbol signals take part. Compared: every tier's paths in order, and each item's
+//! reasons.
+
+use knit_e2e::{knit_bin, Ws};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn git(ws: &Ws, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"])
+        .args(args)
+        .current_dir(ws.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn project() -> Ws {
+    let ws = Ws::new();
+    ws.write("src/router.ts", "export function matchRoute(path: string) {\n  return path.split('/')\n}\n");
+    ws.write("src/handler.ts", "import { matchRoute } from './router'\nexport function dispatchRequest(r: string) {\n  return matchRoute(r)\n}\n");
+    ws.write("src/router.test.ts", "import { matchRoute } from './router'\ntest('routes', () => matchRoute('/a'))\n");
+    ws.write("src/config.ts", "export const timeoutMillis = 1000\n");
+    ws.write("docs/routing.md", "# Routing\n\nHow [matchRoute](../src/router.ts#matchRoute) splits paths into routes.\n");
+    ws.write("docs/changelog.md", "# Changelog\n\nNothing yet.\n");
+    git(&ws, &["init", "-q"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "init"]);
+    for i in 0..3 {
+        ws.write("src/router.ts", format!("export function matchRoute(path: string) {{\n  return path.split('/').slice({i})\n}}\n"));
+        ws.write("docs/changelog.md", format!("# Changelog\n\nRouting change {i}.\n"));
+        git(&ws, &["commit", "-qam", "routing change"]);
+    }
+    ws
+}
+
+/// (tier, path, reasons) in reading order.
+fn tiers(pack: &Value) -> Vec<(String, String, Vec<String>)> {
+    let mut out = Vec::new();
+    for tier in ["pinned", "primary", "supporting", "related", "more"] {
+        for item in pack[tier].as_array().cloned().unwrap_or_default() {
+            let reasons = item["reasons"].as_array().map(|r| r.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default();
+            out.push((tier.to_string(), item["path"].as_str().unwrap_or("").to_string(), reasons));
+        }
+    }
+    out
+}
+
+fn cli_pack(ws: &Ws) -> Value {
+    let out = ws.knit(&["pack", "--open", "src/router.ts", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn mcp_pack(ws: &Ws) -> Value {
+    let mut child = Command::new(knit_bin())
+        .arg("mcp")
+        .current_dir(ws.path())
+        .env("KNIT_CACHE_DIR", ws.cache_path())
+        .env("KNIT_STATE_DIR", ws.cache_path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = [
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context_pack","arguments":{"open":["src/router.ts"]}}}),
+    ];
+    let mut input = String::new();
+    for l in lines {
+        input.push_str(&l.to_string());
+        input.push('\n');
+    }
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let reply = String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).find(|v| v["id"] == 2).expect("tools/call reply");
+    reply["result"]["structuredContent"].clone()
+}
+
+fn lsp_pack(ws: &Ws) -> Value {
+    let mut child = Command::new(knit_bin())
+        .args(["lsp", "--stdio"])
+        .current_dir(ws.path())
+        .env("KNIT_CACHE_DIR", ws.cache_path())
+        .env("KNIT_STATE_DIR", ws.cache_path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stdout);
+        loop {
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.strip_prefix("Content-Length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; len];
+            if r.read_exact(&mut body).is_err() || tx.send(serde_json::from_slice(&body).unwrap_or(Value::Null)).is_err() {
+                return;
+            }
+        }
+    });
+    let root = ws.path().canonicalize().unwrap();
+    let root_uri = format!("file://{}", root.display());
+    let file_uri = format!("{root_uri}/src/router.ts");
+    let mut send = |v: Value| {
+        let body = v.to_string();
+        stdin.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    send(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":root_uri,"capabilities":{},"workspaceFolders":[{"uri":root_uri,"name":"ws"}]}}));
+    // The server answers nothing else before `initialize` is done.
+    let until = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < until && rx.recv_timeout(Duration::from_millis(200)).map(|v| v["id"] != 1).unwrap_or(true) {}
+    send(json!({"jsonrpc":"2.0","method":"initialized","params":{}}));
+    let text = ws.read("src/router.ts");
+    send(json!({"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":file_uri,"languageId":"typescript","version":1,"text":text}}}));
+    send(json!({"jsonrpc":"2.0","id":7,"method":"knit/contextPack","params":{"focus":{"uri":file_uri}}}));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut result = Value::Null;
+    while Instant::now() < deadline {
+        if let Ok(v) = rx.recv_timeout(Duration::from_millis(200)) {
+            if v["id"] == 7 {
+                assert!(v.get("error").is_none(), "knit/contextPack failed: {v}");
+                result = v["result"].clone();
+                break;
+            }
+        }
+    }
+    send(json!({"jsonrpc":"2.0","id":8,"method":"shutdown"}));
+    send(json!({"jsonrpc":"2.0","method":"exit"}));
+    let _ = child.wait();
+    assert!(!result.is_null(), "no knit/contextPack answer");
+    result
+}
+
+#[test]
+fn cli_mcp_and_lsp_give_the_same_pack() {
+    let ws = project();
+    let cli = cli_pack(&ws);
+    let mcp = mcp_pack(&ws);
+    let lsp = lsp_pack(&ws);
+    let cli_t = tiers(&cli);
+    assert!(cli_t.iter().any(|(_, p, r)| p == "docs/changelog.md" && r.iter().any(|x| x.starts_with("changedWith: src/router.ts"))), "{cli_t:?}");
+    assert!(cli_t.iter().any(|(_, p, _)| p == "src/handler.ts"), "{cli_t:?}");
+    assert_eq!(tiers(&mcp), cli_t, "MCP differs from the CLI");
+    assert_eq!(tiers(&lsp), cli_t, "the language server differs from the CLI");
+    assert_eq!(cli["task"]["terms"], lsp["task"]["terms"]);
+}
