@@ -19,7 +19,7 @@ import json
 import sys
 from collections import defaultdict
 
-SIGNALS = ["lexical", "cochange", "imports", "tests", "documents", "declares", "uses", "neartop", "cochangetop"]
+SIGNALS = ["lexical", "cochange", "imports", "tests", "documents", "declares", "uses", "neartop", "cochangetop", "recent", "pastcommits"]
 GRID = [0.0, 0.15, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
 KS = [1.0, 3.0, 5.0, 10.0, 20.0, 40.0]
 DEPTH = 40

@@ -367,7 +367,7 @@ impl ContextEngine {
             self.history_note = None;
             return;
         };
-        let cache = self.index_dir.with_file_name("history-v1.bin");
+        let cache = self.index_dir.with_file_name("history-v2.bin");
         let previous = match self.cochange.take() {
             Some(cc) => Some(cc.into_history()),
             None => History::load(&cache),
@@ -820,6 +820,7 @@ impl ContextEngine {
             },
             other_open,
             lexical: hits.iter().map(|h| (h.path.clone(), tiers::hit_reasons(h))).collect(),
+            terms: &weighted,
             graph: &graph,
             cochange: self.cochange.as_ref(),
             symbols: &symbol_table,

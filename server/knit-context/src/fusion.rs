@@ -37,9 +37,13 @@ pub enum SignalKind {
     /// Changed together (in git history) with the best lexical hits: the files a change
     /// to what the words point at usually drags along.
     CoChangeTop,
+    /// Changed in the repository's newest commits (work in progress tends to continue).
+    Recent,
+    /// Changed by past commits whose subject lines match the task.
+    PastCommits,
 }
 
-pub const SIGNAL_KINDS: [SignalKind; 9] = [
+pub const SIGNAL_KINDS: [SignalKind; 11] = [
     SignalKind::Lexical,
     SignalKind::CoChange,
     SignalKind::Imports,
@@ -49,6 +53,8 @@ pub const SIGNAL_KINDS: [SignalKind; 9] = [
     SignalKind::Uses,
     SignalKind::NearTop,
     SignalKind::CoChangeTop,
+    SignalKind::Recent,
+    SignalKind::PastCommits,
 ];
 
 impl SignalKind {
@@ -67,6 +73,8 @@ impl SignalKind {
             SignalKind::Uses => "uses",
             SignalKind::NearTop => "neartop",
             SignalKind::CoChangeTop => "cochangetop",
+            SignalKind::Recent => "recent",
+            SignalKind::PastCommits => "pastcommits",
         }
     }
 
@@ -132,10 +140,10 @@ pub struct FusionWeights {
 impl Default for FusionWeights {
     fn default() -> Self {
         // Order: lexical, cochange, imports, tests, documents, declares, uses, neartop,
-        // cochangetop.
+        // cochangetop, recent, pastcommits.
         FusionWeights {
-            open: Weights { k: 3.0, by_kind: [1.0, 2.0, 0.5, 1.5, 0.15, 0.75, 0.75, 0.0, 0.3], depth: 40 },
-            query: Weights { k: 3.0, by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.2, 0.5], depth: 40 },
+            open: Weights { k: 1.0, by_kind: [1.0, 2.0, 0.15, 2.0, 0.3, 0.75, 1.5, 0.0, 1.0, 0.3, 0.0], depth: 40 },
+            query: Weights { k: 1.0, by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.15, 0.5, 0.3, 0.7], depth: 40 },
         }
     }
 }
@@ -212,7 +220,7 @@ mod tests {
         for p in ["c", "d"] {
             s.push(SignalKind::CoChange, hit(p));
         }
-        let w = Weights { k: 10.0, by_kind: [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], depth: 10 };
+        let w = Weights { k: 10.0, by_kind: [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], depth: 10 };
         let fused = fuse(&s, &w);
         assert_eq!(fused[0].path, "c", "{fused:?}");
         assert_eq!(fused[0].ranks.len(), 2);
@@ -220,7 +228,7 @@ mod tests {
         let order: Vec<&str> = fused.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(order, vec!["c", "a", "b", "d"], "equal contributions tie, broken by path");
         // a zero weight removes a signal entirely
-        let w0 = Weights { by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], ..w };
+        let w0 = Weights { by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], ..w };
         assert!(fuse(&s, &w0).iter().all(|f| f.path != "d"));
     }
 }

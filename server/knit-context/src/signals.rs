@@ -65,6 +65,8 @@ pub struct Inputs<'a> {
     pub other_open: Vec<&'a str>,
     /// Lexical hits in rank order with their reasons.
     pub lexical: Vec<(String, Vec<String>)>,
+    /// The task's weighted terms (for matching past commits' subject lines).
+    pub terms: &'a [(String, f32)],
     pub graph: &'a RelationGraph,
     pub cochange: Option<&'a CoChange>,
     pub symbols: &'a SymbolTable,
@@ -103,6 +105,20 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
                     s.push(SignalKind::CoChangeTop, SignalHit { path: p.path.clone(), reason: format!("changedWith: {hit} in {} of {} commits", p.together, p.of), relation: Some(changed_with(hit)) });
                 }
             }
+        }
+    }
+    // Files changed by past commits whose subjects match the task's words.
+    if let Some(cc) = inp.cochange {
+        for hit in cc.past_commits(inp.terms, inp.allowed, LIST_DEPTH) {
+            let reason = format!("pastCommit: {} \"{}\" changed it", hit.commit, hit.subject);
+            s.push(SignalKind::PastCommits, SignalHit { path: hit.path, reason, relation: None });
+        }
+    }
+    // Work in progress: files of the newest commits.
+    if let Some(cc) = inp.cochange {
+        for r in cc.recent().iter().filter(|r| (inp.allowed)(&r.path)).take(LIST_DEPTH) {
+            let reason = format!("recent: changed in {} of the last {} commits (latest: {} commit{} ago)", r.commits, crate::cochange::RECENT_COMMITS, r.latest, if r.latest == 1 { "" } else { "s" });
+            s.push(SignalKind::Recent, SignalHit { path: r.path.clone(), reason, relation: None });
         }
     }
     // Neighbours of the best lexical hit (the primary-to-be).

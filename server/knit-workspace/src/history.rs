@@ -40,7 +40,12 @@ pub struct CommitFiles {
     /// Commit time, seconds since the epoch.
     pub time: i64,
     pub files: Vec<u32>,
+    /// The subject line (at most [`MAX_SUBJECT_CHARS`] characters).
+    pub subject: String,
 }
+
+/// Subject lines are cut to this many characters.
+pub const MAX_SUBJECT_CHARS: usize = 200;
 
 /// The recent history of the workspace, newest commit first.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,7 +78,7 @@ impl History {
         let mut index: HashMap<String, u32> = HashMap::new();
         reader.walk(head, None, |c, files| {
             let ids = files.into_iter().map(|p| intern(&mut h.paths, &mut index, p)).collect();
-            h.commits.push(CommitFiles { id: c.0, time: c.1, files: ids });
+            h.commits.push(CommitFiles { id: c.0, time: c.1, files: ids, subject: c.2 });
         })?;
         h.walked = reader.walked;
         h.shallow = reader.shallow;
@@ -103,7 +108,7 @@ impl History {
         let mut fresh = Vec::new();
         reader.walk(head, Some(old), |c, files| {
             let ids = files.into_iter().map(|p| intern(&mut paths, &mut index, p)).collect();
-            fresh.push(CommitFiles { id: c.0, time: c.1, files: ids });
+            fresh.push(CommitFiles { id: c.0, time: c.1, files: ids, subject: c.2 });
         })?;
         let walked = reader.walked + self.walked;
         fresh.extend(self.commits);
@@ -180,7 +185,7 @@ impl<'r> Reader<'r> {
 
     /// Walks non-merge commits from `tip` newest first (stopping at `hide` and its
     /// ancestors), calling `sink` with (id, time) and the workspace paths each changed.
-    fn walk(&mut self, tip: gix::ObjectId, hide: Option<gix::ObjectId>, mut sink: impl FnMut((String, i64), Vec<String>)) -> Result<(), String> {
+    fn walk(&mut self, tip: gix::ObjectId, hide: Option<gix::ObjectId>, mut sink: impl FnMut((String, i64, String), Vec<String>)) -> Result<(), String> {
         let mut platform = self.repo.rev_walk([tip]).sorting(gix::revision::walk::Sorting::ByCommitTime(Default::default()));
         if let Some(h) = hide {
             platform = platform.with_hidden([h]);
@@ -229,7 +234,15 @@ impl<'r> Reader<'r> {
                 .filter_map(|p| p.strip_prefix(self.prefix).map(str::to_string))
                 .collect();
             let time = commit.time().map(|t| t.seconds).unwrap_or(0);
-            sink((info.id.to_string(), time), files);
+            let subject: String = commit
+                .message_raw()
+                .ok()
+                .map(|m| String::from_utf8_lossy(m.as_ref()).lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string())
+                .unwrap_or_default()
+                .chars()
+                .take(MAX_SUBJECT_CHARS)
+                .collect();
+            sink((info.id.to_string(), time, subject), files);
         }
         Ok(())
     }
