@@ -16,10 +16,15 @@ use knit_workspace::DiskTree;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+#[path = "bench_pathological.rs"]
+mod pathological;
+
 #[derive(Subcommand)]
 pub enum BenchCommand {
     /// Cold check, warm re-check and one-file edit against parse-only and hashing baselines.
     Anchors(AnchorBench),
+    /// A 1 MiB pathological file per language and kind: check time, peak RSS, ratio to parse-only.
+    Pathological(pathological::PathologicalBench),
 }
 
 #[derive(Args)]
@@ -41,6 +46,7 @@ pub struct AnchorBench {
 pub fn run(_global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
     match cmd {
         BenchCommand::Anchors(b) => anchors(b),
+        BenchCommand::Pathological(b) => pathological::run(b),
     }
 }
 
