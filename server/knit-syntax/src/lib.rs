@@ -20,7 +20,7 @@ pub use fingerprint::Fingerprint;
 pub use fragment::{Fragment, FragmentError, Resolution};
 pub use lang::{Lang, Work};
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Bodies shorter than this never take part in rename/move matching: a confident wrong
 /// answer is worse than an honest `lost` (DESIGN 1.2).
@@ -73,8 +73,16 @@ pub fn parse_counting(lang: Lang, source: &str) -> (FileSyntax, Work) {
     lang::parse(lang, source, None)
 }
 
+/// Imports are best effort (a relation of context packs, with no budget of their own):
+/// a file whose parse takes longer than this yields none. tree-sitter's error recovery
+/// is quadratic on some invalid nesting (140 KB of nested Swift `protocol`s: 3.5 s), and
+/// such a file must not stall a pack for minutes. Valid files parse in well under a
+/// second per MiB.
+pub const IMPORTS_PARSE_LIMIT: Duration = Duration::from_secs(10);
+
 /// Imports of a file (module specifiers as written, with their 1-based line), for the
-/// context engine's `imports` relation. Empty for unsupported languages.
+/// context engine's `imports` relation. Empty for unsupported languages, and for a file
+/// whose parse outlasts [`IMPORTS_PARSE_LIMIT`].
 pub fn imports(path: &str, source: &str) -> Vec<Import> {
     match Lang::from_path(path) {
         Some(lang) => lang::imports(lang, source),

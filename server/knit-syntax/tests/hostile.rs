@@ -101,6 +101,16 @@ fn typescript_deep_object_literals_namespaces_and_functions() {
 }
 
 #[test]
+fn typescript_deep_wrappers() {
+    // `declare` wraps `declare` as deep as the input says; the declaration under the
+    // chain is found and starts at the outermost `declare`.
+    let src = format!("{}function f(): void;\nfunction after() {{}}\n", "declare ".repeat(DEEP));
+    let fs = parsed(Lang::TypeScript, src);
+    assert_eq!(names(&fs), ["f", "after"]);
+    assert_eq!(fs.declarations[0].start_byte, 0);
+}
+
+#[test]
 fn typescript_deep_expressions_arrays_and_types() {
     let parens = format!("function f() {{ return {}; }}\n", nest("(", "x + 1", ")", DEEP));
     assert_deep_expression(Lang::TypeScript, parens, "f", Some("function f() { return x + 1; }\n"));

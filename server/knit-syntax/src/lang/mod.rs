@@ -180,7 +180,8 @@ pub fn parse_only(lang: Lang, source: &str) -> bool {
 
 pub(crate) fn imports(lang: Lang, source: &str) -> Vec<Import> {
     let spec = spec(lang);
-    match parse_tree(lang, source, None) {
+    let deadline = Instant::now().checked_add(crate::IMPORTS_PARSE_LIMIT);
+    match parse_tree(lang, source, deadline) {
         Some(t) => spec.imports(t.root_node(), source),
         None => Vec::new(),
     }

@@ -221,7 +221,19 @@ fn items_of<'t>(x: &Extract<'_, '_>, node: Node<'t>, out: &mut Vec<Item<'t>>, mu
             }
         }
         "ambient_declaration" => {
-            for c in named_children(node) {
+            // The grammar lets `declare` wrap `declare` without limit: the chain is walked
+            // with a stack, not recursion. A declaration directly under the chain starts
+            // at its outermost `declare` (the wrapper replaces it as first node).
+            let mut pending = vec![named_children(node).into_iter()];
+            while let Some(kids) = pending.last_mut() {
+                let Some(c) = kids.next() else {
+                    pending.pop();
+                    continue;
+                };
+                if c.kind() == "ambient_declaration" {
+                    pending.push(named_children(c).into_iter());
+                    continue;
+                }
                 let start = out.len();
                 items_of(x, c, out, Vec::new(), scope);
                 for it in &mut out[start..] {
