@@ -155,6 +155,30 @@ fn check_of_fifty_thousand_nested_parentheses_finishes() {
 }
 
 #[test]
+fn the_check_deadline_cuts_a_parse_short_inside_the_file() {
+    // tree-sitter-swift recovers from nested `protocol`s (invalid Swift) in quadratic
+    // time: this 500 KB file takes minutes to parse. The check's 500 ms budget must
+    // stop the parse itself (the file was admitted: the budget is checked inside it),
+    // and the anchor is unchecked for the budget, again on the next check (a file cut
+    // short is never cached as a file without declarations).
+    let ws = Ws::new();
+    ws.write("knit.toml", "[check]\nmax_millis = 500\n");
+    ws.write("src/Slow.swift", format!("{}\nfunc shallow() -> Int {{ return 1 }}\n", nest("protocol P { ", "", "}", 36_000)));
+    ws.write("docs/slow.md", "# Slow\n\n[shallow](../src/Slow.swift#shallow())\n");
+    let cache = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let report = check_json(&ws, cache.path());
+        assert_eq!(report["budget"]["files_read"], 1, "the file was admitted: {report:#}");
+        assert_eq!(report["budget"]["limit"], "time", "{report:#}");
+        assert_eq!(report["complete"], false);
+        let a = anchor(&report, 3);
+        assert_eq!(a["state"], "unchecked", "{a:#}");
+        assert_eq!(a["detail"]["reason"], "budget", "{a:#}");
+        assert_eq!(report["unchecked_anchor_ids"][0], "docs/slow.md:3:1");
+    }
+}
+
+#[test]
 fn pack_with_the_deep_file_open_exits_normally() {
     let ws = deep_workspace();
     let cache = tempfile::tempdir().unwrap();
