@@ -85,36 +85,10 @@ pub(crate) trait TokenRules {
     }
 }
 
-/// One normalised token: a slice of the source, or an owned replacement (a string
-/// literal by value, a normalised number), with the span of the node that produced it.
-pub(crate) struct Tok {
-    pub start: u32,
-    pub end: u32,
-    owned: Option<Box<str>>,
-    verbatim: bool,
-}
-
 /// Leaves whose text is string content (whitespace significant) in the grammars knit
 /// ships: `string_fragment`, Swift's `line_str_text`, `multi_line_str_text`, …
 fn is_string_content(kind: &str) -> bool {
     kind.contains("str") || kind.contains("fragment") || kind.ends_with("_content")
-}
-
-impl Tok {
-    fn text<'s>(&'s self, src: &'s str) -> &'s str {
-        match &self.owned {
-            Some(t) => t,
-            None => {
-                let raw = src.get(self.start as usize..self.end as usize).unwrap_or("");
-                // Whitespace inside string content is the program's data, not layout.
-                if self.verbatim {
-                    raw
-                } else {
-                    raw.trim()
-                }
-            }
-        }
-    }
 }
 
 /// Work done by one parse and the deadline it runs under. Every loop of the extraction
@@ -168,8 +142,8 @@ struct Pending<'t> {
 /// deadline passed first. The walk uses an explicit stack (pathological nesting must
 /// not overflow the thread's stack) and keeps the ancestors of the current node, which
 /// is how rules learn their context in O(1).
-pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<Vec<Tok>> {
-    let mut out = Vec::new();
+fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<FileTokens> {
+    let mut out = FileTokens::default();
     let mut stack = vec![Pending { node: root, depth: 0, index: 0, next: None }];
     let mut ancestors: Vec<Ancestor> = Vec::new();
     // One cursor for the whole walk: a cursor per node would allocate per node.
@@ -189,7 +163,7 @@ pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, cloc
         match rule {
             NodeRule::Skip => continue,
             NodeRule::Emit(tok) => {
-                out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: Some(tok.into()), verbatim: true });
+                out.push(node.start_byte() as u32, node.end_byte() as u32, &tok);
                 continue;
             }
             NodeRule::Descend | NodeRule::DropDelimiters => {}
@@ -200,10 +174,12 @@ pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, cloc
             }
             let raw = src.get(node.byte_range()).unwrap_or("");
             // Only named leaves can be string content; anonymous ones are punctuation and
-            // keywords (this test runs for every token).
+            // keywords (this test runs for every token). Whitespace inside string content
+            // is the program's data, not layout.
             let verbatim = node.is_named() && is_string_content(node.kind());
-            if !raw.trim().is_empty() || (verbatim && !raw.is_empty()) {
-                out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: None, verbatim });
+            let text = if verbatim { raw } else { raw.trim() };
+            if !text.is_empty() {
+                out.push(node.start_byte() as u32, node.end_byte() as u32, text);
             }
             continue;
         }
@@ -239,6 +215,7 @@ pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, cloc
             }
         }
     }
+    out.finish();
     Some(out)
 }
 
@@ -256,6 +233,7 @@ pub(crate) struct TokenStreams<'t> {
 /// a contiguous byte range (blake3 runs at memory speed on it) instead of pushing every
 /// token again: the 64 nested levels [`crate::MAX_DECL_DEPTH`] allows would otherwise
 /// re-push each token up to 128 times.
+#[derive(Default)]
 struct FileTokens {
     /// Byte span of the node that produced each token.
     spans: Vec<(u32, u32)>,
@@ -267,6 +245,9 @@ struct FileTokens {
     offsets: Vec<u32>,
     /// `counts[i]`: tokens before `i` that the file-wide stream hashes.
     counts: Vec<u32>,
+    /// While building: tokens hashed so far, and a comma waiting for its successor.
+    count: u32,
+    pending_comma: bool,
 }
 
 const COMMA: u8 = 1;
@@ -274,35 +255,40 @@ const CLOSING: u8 = 2;
 const SEPARATOR: u8 = 0x1f;
 
 impl FileTokens {
-    fn new(toks: Vec<Tok>, src: &str) -> Self {
-        let n = toks.len();
-        let mut spans = Vec::with_capacity(n);
-        let mut flags = Vec::with_capacity(n);
-        for t in &toks {
-            spans.push((t.start, t.end));
-            flags.push(match t.text(src) {
-                "," => COMMA,
-                ")" | "]" | "}" | ">" => CLOSING,
-                _ => 0,
-            });
+    /// Appends a token (its text, its node's span). A comma waits for the next token:
+    /// before one that closes a bracket it is trailing and contributes nothing.
+    fn push(&mut self, start: u32, end: u32, text: &str) {
+        let flag = match text {
+            "," => COMMA,
+            ")" | "]" | "}" | ">" => CLOSING,
+            _ => 0,
+        };
+        self.settle(flag != CLOSING);
+        self.spans.push((start, end));
+        self.flags.push(flag);
+        self.offsets.push(self.bytes.len() as u32);
+        self.counts.push(self.count);
+        if flag == COMMA {
+            self.pending_comma = true;
+        } else {
+            self.bytes.extend_from_slice(text.as_bytes());
+            self.bytes.push(SEPARATOR);
+            self.count += 1;
         }
-        let mut bytes = Vec::with_capacity(src.len() + n);
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut counts = Vec::with_capacity(n + 1);
-        let mut count = 0u32;
-        for (i, t) in toks.iter().enumerate() {
-            offsets.push(bytes.len() as u32);
-            counts.push(count);
-            let trailing = flags[i] == COMMA && flags.get(i + 1) == Some(&CLOSING);
-            if !trailing {
-                bytes.extend_from_slice(t.text(src).as_bytes());
-                bytes.push(SEPARATOR);
-                count += 1;
-            }
+    }
+
+    fn settle(&mut self, keep: bool) {
+        if std::mem::take(&mut self.pending_comma) && keep {
+            self.bytes.extend_from_slice(&[b',', SEPARATOR]);
+            self.count += 1;
         }
-        offsets.push(bytes.len() as u32);
-        counts.push(count);
-        FileTokens { spans, flags, bytes, offsets, counts }
+    }
+
+    /// Closes the stream: a comma ending the file is kept.
+    fn finish(&mut self) {
+        self.settle(true);
+        self.offsets.push(self.bytes.len() as u32);
+        self.counts.push(self.count);
     }
 
     /// Token indices of `node`: those starting inside its span, up to the last one
@@ -328,8 +314,7 @@ impl<'t> TokenStreams<'t> {
     /// The file's tokens; None when the deadline passed before the file was walked.
     fn file(&mut self, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<&FileTokens> {
         if self.file.is_none() {
-            let toks = collect_tokens(self.root, src, rules, clock)?;
-            self.file = Some(FileTokens::new(toks, src));
+            self.file = Some(collect_tokens(self.root, src, rules, clock)?);
         }
         self.file.as_ref()
     }
