@@ -48,7 +48,8 @@ pub(crate) struct At<'a, 't> {
     ancestors: &'a [Ancestor<'t>],
     /// Position among the parent's children (anonymous children and comments counted).
     pub index: usize,
-    /// The next sibling that is not a comment.
+    /// The next sibling that is not a comment (only for rules that ask for it, see
+    /// [`TokenRules::wants_next`]).
     pub next: Option<Node<'t>>,
     /// The language's `leads` flag of this node (see [`TokenRules::leads`]).
     pub leads: bool,
@@ -81,6 +82,12 @@ pub(crate) trait TokenRules {
     /// parent's flag is `at.ancestor(1).leads`). Python and Kotlin mark the first token
     /// of every statement with it; other languages have no use for it.
     fn leads(&self, _node: Node, _at: &At) -> bool {
+        false
+    }
+
+    /// Whether rules read [`At::next`] (Python's `:` counts the statements of the block
+    /// after it). Others spare the walk a sibling per pending node.
+    fn wants_next(&self) -> bool {
         false
     }
 }
@@ -130,12 +137,12 @@ impl Clock {
     }
 }
 
-/// One step of the token walk: a node and where it sits.
+/// One step of the token walk: a node and where it sits. Kept small: a deep nest keeps
+/// one pending sibling per level on the stack.
 struct Pending<'t> {
     node: Node<'t>,
-    depth: usize,
-    index: usize,
-    next: Option<Node<'t>>,
+    depth: u32,
+    index: u32,
 }
 
 /// The normalised tokens under `root` (the root of its tree), in order; None when the
@@ -143,18 +150,22 @@ struct Pending<'t> {
 /// not overflow the thread's stack) and keeps the ancestors of the current node, which
 /// is how rules learn their context in O(1).
 fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<FileTokens> {
-    let mut out = FileTokens::default();
-    let mut stack = vec![Pending { node: root, depth: 0, index: 0, next: None }];
+    let mut out = FileTokens::with_capacity(src.len());
+    let mut stack = vec![Pending { node: root, depth: 0, index: 0 }];
+    // Parallel to `stack`, only for rules that read the next sibling.
+    let wants_next = rules.wants_next();
+    let mut nexts: Vec<Option<Node>> = if wants_next { vec![None] } else { Vec::new() };
     let mut ancestors: Vec<Ancestor> = Vec::new();
     // One cursor for the whole walk: a cursor per node would allocate per node.
     let mut cursor = root.walk();
     let mut kids: Vec<Node> = Vec::new();
-    while let Some(Pending { node, depth, index, next }) = stack.pop() {
+    while let Some(Pending { node, depth, index }) = stack.pop() {
+        let next = nexts.pop().flatten();
         if clock.tick(1) {
             return None;
         }
-        ancestors.truncate(depth);
-        let mut at = At { ancestors: &ancestors, index, next, leads: false };
+        ancestors.truncate(depth as usize);
+        let mut at = At { ancestors: &ancestors, index: index as usize, next, leads: false };
         at.leads = rules.leads(node, &at);
         clock.rule_calls += 1;
         let rule = rules.rule(node, &at, src);
@@ -208,7 +219,10 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clo
         let mut next_kept: Option<Node> = None;
         for i in (0..kids.len()).rev() {
             if range.contains(&i) {
-                stack.push(Pending { node: kids[i], depth: depth + 1, index: i, next: next_kept });
+                stack.push(Pending { node: kids[i], depth: depth + 1, index: i as u32 });
+                if wants_next {
+                    nexts.push(next_kept);
+                }
             }
             if !is_comment(kids[i]) {
                 next_kept = Some(kids[i]);
@@ -255,6 +269,21 @@ const CLOSING: u8 = 2;
 const SEPARATOR: u8 = 0x1f;
 
 impl FileTokens {
+    /// Room for as many tokens as the source has bytes (no token is shorter, but for
+    /// rare empty replacements): reserved address space, touched only as it fills, so a
+    /// large file never pays for a growing array being copied.
+    fn with_capacity(source_bytes: usize) -> Self {
+        let n = source_bytes + 16;
+        FileTokens {
+            spans: Vec::with_capacity(n),
+            flags: Vec::with_capacity(n),
+            bytes: Vec::with_capacity(2 * n),
+            offsets: Vec::with_capacity(n + 1),
+            counts: Vec::with_capacity(n + 1),
+            ..FileTokens::default()
+        }
+    }
+
     /// Appends a token (its text, its node's span). A comma waits for the next token:
     /// before one that closes a bracket it is trailing and contributes nothing.
     fn push(&mut self, start: u32, end: u32, text: &str) {

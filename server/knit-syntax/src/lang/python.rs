@@ -252,6 +252,10 @@ impl TokenRules for PythonRules {
         }
     }
 
+    fn wants_next(&self) -> bool {
+        true
+    }
+
     /// Whether the node begins a statement: a child of a block (or of the module), or
     /// the first child of a node that does.
     fn leads(&self, _node: Node, at: &At) -> bool {
