@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Limits of one check (DESIGN 1.4); configurable through `knit.toml`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +95,23 @@ impl Budget {
         self.limit.lock().ok().and_then(|g| *g)
     }
 
+    /// When the time budget runs out (None: unlimited), for parses to stop inside a file.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.start.checked_add(Duration::from_millis(self.cfg.max_millis))
+    }
+
+    /// Parses through `cache` under the deadline; a file cut short by it spends the time
+    /// budget (recorded as the limit), so the check reports `complete: false`.
+    fn parse(&self, cache: &DeclCache, lang: Lang, text: &str) -> Arc<FileSyntax> {
+        let syntax = cache.parse_until(lang, text, self.deadline());
+        if syntax.timed_out {
+            if let Ok(mut g) = self.limit.lock() {
+                g.get_or_insert("time");
+            }
+        }
+        syntax
+    }
+
     pub fn report(&self) -> BudgetReport {
         BudgetReport {
             files_read: self.files.load(Ordering::Relaxed),
@@ -160,7 +177,7 @@ impl<'a> Session<'a> {
                     Ok(t) => {
                         budget.spend(t.len() as u64);
                         if let Some(lang) = Lang::from_path(p) {
-                            cache.parse(lang, strip_bom(&t));
+                            budget.parse(cache, lang, strip_bom(&t));
                         }
                         Seen::Text(t)
                     }
@@ -201,7 +218,7 @@ impl<'a> Session<'a> {
     fn parsed(&mut self, path: &str, lang: Lang) -> Result<(Arc<str>, Arc<FileSyntax>), Seen> {
         match self.read(path) {
             Seen::Text(t) => {
-                let syntax = self.cache.parse(lang, strip_bom(&t));
+                let syntax = self.budget.parse(self.cache, lang, strip_bom(&t));
                 Ok((t, syntax))
             }
             other => Err(other),
@@ -245,7 +262,7 @@ impl<'a> Session<'a> {
                             }
                         }
                     };
-                    Some(((*p).clone(), cache.parse(lang, strip_bom(&text))))
+                    Some(((*p).clone(), budget.parse(cache, lang, strip_bom(&text))))
                 })
                 .collect();
             if budget.limit().is_some() {
@@ -342,6 +359,13 @@ impl<'a> Session<'a> {
             }
         };
         if let Some(syn) = &hinted {
+            if syn.timed_out {
+                return Verdict::new(
+                    State::Unchecked,
+                    "budget",
+                    format!("not checked: the check's time budget ran out while reading {path}"),
+                );
+            }
             match fragment.resolve(&syn.declarations) {
                 Resolution::Unique(i) => {
                     let d = &syn.declarations[i];
@@ -406,6 +430,17 @@ impl<'a> Session<'a> {
                             State::Unchecked,
                             "parse_error",
                             format!("{path} has syntax errors and `{fragment}` was not found; not checked until it parses"),
+                        );
+                    }
+                    if let Some(r) = syn.too_deep.first() {
+                        return Verdict::new(
+                            State::Unchecked,
+                            "too_deep",
+                            format!(
+                                "`{fragment}` was not found in {path}, which nests declarations deeper than knit reads ({} levels) from line {}; not checked",
+                                knit_syntax::MAX_DECL_DEPTH,
+                                r.start_line
+                            ),
                         );
                     }
                     if baseline.is_none() {

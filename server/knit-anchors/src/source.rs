@@ -5,6 +5,7 @@
 use knit_syntax::{FileSyntax, Lang};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// Why a file could not be read as text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,21 +105,32 @@ impl DeclCache {
 
     /// The declarations of `text` parsed as `lang`, from cache when possible.
     pub fn parse(&self, lang: Lang, text: &str) -> Arc<FileSyntax> {
+        self.parse_until(lang, text, None)
+    }
+
+    /// [`DeclCache::parse`] under a deadline (a check's time budget): parsing and
+    /// extraction stop inside the file once it passes, and the result is then marked
+    /// [`FileSyntax::timed_out`]. A file cut short is never cached, in memory or in the
+    /// store: the next check reads it again.
+    pub fn parse_until(&self, lang: Lang, text: &str, deadline: Option<Instant>) -> Arc<FileSyntax> {
         let key = *blake3::hash(text.as_bytes()).as_bytes();
         if let Some(hit) = self.map.lock().ok().and_then(|mut m| m.get(&(lang, key))) {
             return hit;
         }
-        let syntax = self
-            .store
-            .as_ref()
-            .and_then(|s| s.load(lang, &key))
-            .unwrap_or_else(|| {
-                let parsed = knit_syntax::parse(lang, text);
+        let stored = self.store.as_ref().and_then(|s| s.load(lang, &key)).filter(|f| !f.timed_out);
+        let syntax = match stored {
+            Some(s) => s,
+            None => {
+                let parsed = knit_syntax::parse_with_deadline(lang, text, deadline);
+                if parsed.timed_out {
+                    return Arc::new(parsed);
+                }
                 if let Some(s) = &self.store {
                     s.save(lang, &key, &parsed);
                 }
                 parsed
-            });
+            }
+        };
         let syntax = Arc::new(syntax);
         if let Ok(mut m) = self.map.lock() {
             m.insert((lang, key), syntax.clone());
@@ -192,5 +204,36 @@ mod tests {
         assert!(m.len() <= DECL_CACHE_ENTRIES, "{} entries", m.len());
         let key = (Lang::TypeScript, *blake3::hash(hot.as_bytes()).as_bytes());
         assert!(m.entries.contains_key(&key), "a recently used parse was evicted");
+    }
+
+    /// Counts what reaches the persistent store.
+    #[derive(Default)]
+    struct Saves(Arc<Mutex<u32>>);
+
+    impl DeclStore for Saves {
+        fn load(&self, _: Lang, _: &[u8; 32]) -> Option<FileSyntax> {
+            None
+        }
+        fn save(&self, _: Lang, _: &[u8; 32], _: &FileSyntax) {
+            *self.0.lock().unwrap() += 1;
+        }
+    }
+
+    #[test]
+    fn a_parse_cut_short_by_the_deadline_is_never_cached() {
+        let saves = Arc::new(Mutex::new(0));
+        let cache = DeclCache::with_store(Box::new(Saves(saves.clone())));
+        let text = "export function f() { return 1 }\n".repeat(2000);
+        let past = Instant::now();
+        let cut = cache.parse_until(Lang::TypeScript, &text, Some(past));
+        assert!(cut.timed_out && cut.declarations.is_empty());
+        assert_eq!(*saves.lock().unwrap(), 0, "a file cut short reached the store");
+        // Not in memory either: the next parse without a deadline reads the whole file.
+        let full = cache.parse(Lang::TypeScript, &text);
+        assert!(!full.timed_out);
+        assert_eq!(full.declarations.len(), 2000);
+        assert_eq!(*saves.lock().unwrap(), 1);
+        // A complete result is served from memory, even under a deadline already passed.
+        assert!(!cache.parse_until(Lang::TypeScript, &text, Some(past)).timed_out);
     }
 }

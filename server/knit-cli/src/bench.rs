@@ -21,12 +21,17 @@ use knit_workspace::DiskTree;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+#[path = "bench_pathological.rs"]
+mod pathological;
+
 #[derive(Subcommand)]
 pub enum BenchCommand {
     /// Cold check, warm re-check and one-file edit against parse-only and hashing baselines.
     Anchors(AnchorBench),
     /// Context packs on real commit history: knit against BM25, grep, filename and co-change.
     History(HistoryBench),
+    /// A 1 MiB pathological file per language and kind: check time, peak RSS, ratio to parse-only.
+    Pathological(pathological::PathologicalBench),
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -96,6 +101,7 @@ pub fn run(global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
     match cmd {
         BenchCommand::Anchors(b) => anchors(b),
         BenchCommand::History(h) => history(global.format_arg, h),
+        BenchCommand::Pathological(b) => pathological::run(b),
     }
 }
 

@@ -91,6 +91,23 @@ pub struct FileSyntax {
     pub declarations: Vec<Declaration>,
     /// The file has at least one syntax error somewhere.
     pub has_error: bool,
+    /// Where declarations were not extracted: each region is the span of a declaration
+    /// nested deeper than [`crate::MAX_DECL_DEPTH`] (or named beyond
+    /// [`crate::MAX_NAME_BYTES`], or past the file's name budget), which covers every
+    /// declaration inside it. An identity not found in a file with such a region may be
+    /// in one: the anchor is `unchecked` (reason `too_deep`), never `lost`.
+    pub too_deep: Vec<Region>,
+    /// The deadline passed before the file was read to its end: `declarations` is empty
+    /// and says nothing about the file. Never cache such a result.
+    pub timed_out: bool,
+}
+
+/// A byte span of a file, with the 1-based line it starts on (for messages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Region {
+    pub start_byte: u32,
+    pub end_byte: u32,
+    pub start_line: u32,
 }
 
 /// A module specifier a file imports, as written.

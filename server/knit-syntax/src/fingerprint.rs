@@ -77,13 +77,18 @@ pub fn decode_b64(s: &str) -> Option<Vec<u8>> {
 }
 
 /// Streams tokens into a digest. Tokens are separated by a byte that cannot occur in
-/// source text tokens, so `ab`+`c` never equals `a`+`bc`. The bytes are gathered and
-/// hashed in one call: blake3 on one buffer is far cheaper than an update per token, and
-/// the digest is the same.
+/// source text tokens, so `ab`+`c` never equals `a`+`bc`. Small tokens are gathered in a
+/// buffer (blake3 on one buffer is far cheaper than an update per token); long runs of
+/// pre-separated token bytes go to the hasher directly, uncopied. The digest is that of
+/// the concatenation either way.
 pub(crate) struct TokenHasher {
+    hasher: blake3::Hasher,
     buf: Vec<u8>,
     pub(crate) count: u32,
 }
+
+/// Runs at least this long skip the buffer.
+const DIRECT_UPDATE: usize = 8 * 1024;
 
 impl TokenHasher {
     pub(crate) fn new(domain: &str) -> Self {
@@ -91,17 +96,32 @@ impl TokenHasher {
         buf.extend_from_slice(b"knit-v1\x1e");
         buf.extend_from_slice(domain.as_bytes());
         buf.push(0x1e);
-        TokenHasher { buf, count: 0 }
+        TokenHasher { hasher: blake3::Hasher::new(), buf, count: 0 }
     }
 
+    #[cfg(test)]
     pub(crate) fn push(&mut self, token: &str) {
         self.buf.extend_from_slice(token.as_bytes());
         self.buf.push(0x1f);
         self.count += 1;
     }
 
-    pub(crate) fn finish(&self) -> Fingerprint {
-        let h = blake3::hash(&self.buf);
+    /// `tokens` already separated (each followed by 0x1f), `n` of them.
+    pub(crate) fn push_raw(&mut self, tokens: &[u8], n: u32) {
+        if tokens.len() >= DIRECT_UPDATE {
+            self.hasher.update(&self.buf);
+            self.buf.clear();
+            self.hasher.update(tokens);
+        } else {
+            self.buf.extend_from_slice(tokens);
+        }
+        self.count += n;
+    }
+
+    pub(crate) fn finish(&mut self) -> Fingerprint {
+        self.hasher.update(&self.buf);
+        self.buf.clear();
+        let h = self.hasher.finalize();
         let mut out = [0u8; 9];
         out.copy_from_slice(&h.as_bytes()[..9]);
         Fingerprint(out)
@@ -121,6 +141,17 @@ mod tests {
         let mut h = blake3::Hasher::new();
         h.update(b"knit-v1\x1edecl\x1efn\x1ff\x1f");
         assert_eq!(t.finish().0, h.finalize().as_bytes()[..9]);
+        // A long run handed over directly digests the same as the buffered bytes.
+        let long: Vec<u8> = (0..3 * DIRECT_UPDATE).flat_map(|i| [b'a' + (i % 26) as u8, 0x1f]).collect();
+        let mut direct = TokenHasher::new("decl");
+        direct.push("fn");
+        direct.push_raw(&long, 3 * DIRECT_UPDATE as u32);
+        direct.push("f");
+        let mut flat = b"knit-v1\x1edecl\x1efn\x1f".to_vec();
+        flat.extend_from_slice(&long);
+        flat.extend_from_slice(b"f\x1f");
+        assert_eq!(direct.finish().0, blake3::hash(&flat).as_bytes()[..9]);
+        assert_eq!(direct.count, 2 + 3 * DIRECT_UPDATE as u32);
     }
 
     #[test]

@@ -15,26 +15,74 @@ pub mod fragment;
 pub mod lang;
 mod tokens;
 
-pub use decl::{BodyPrint, Declaration, FileSyntax, IdentityKind, Import};
+pub use decl::{BodyPrint, Declaration, FileSyntax, IdentityKind, Import, Region};
 pub use fingerprint::Fingerprint;
 pub use fragment::{Fragment, FragmentError, Resolution};
-pub use lang::Lang;
+pub use lang::{Lang, Work};
+
+use std::time::{Duration, Instant};
 
 /// Bodies shorter than this never take part in rename/move matching: a confident wrong
 /// answer is worse than an honest `lost` (DESIGN 1.2).
 pub const MIN_BODY_TOKENS: u32 = 8;
 
-/// Version of the declaration/fingerprint scheme. Bump when tokens or hashing change so
-/// that caches keyed by content are invalidated (baselines carry their own version).
-pub const SCHEME_VERSION: u32 = 1;
+/// Version of the declaration/fingerprint scheme. Bump when tokens or hashing change, or
+/// when [`FileSyntax`]'s serialized shape does, so that caches keyed by content are
+/// invalidated (baselines carry their own version). 2: `too_deep` and `timed_out`.
+pub const SCHEME_VERSION: u32 = 2;
+
+/// Declarations nested in declarations deeper than this are not extracted (DESIGN 1.3:
+/// `unchecked`, reason `too_deep`). Real code stays far below it — a method in a class
+/// in a namespace in a namespace is 4, a deeply nested config object literal perhaps
+/// 15 — while every extracted level costs a fingerprint of everything inside it and a
+/// qualified name as long as the path to it, so the cap is what keeps a file of 10 000
+/// nested object literals linear in time and memory (at most 64 prints per token).
+pub const MAX_DECL_DEPTH: u32 = 64;
+
+/// A declaration whose own name is longer than this many bytes is not extracted (its
+/// region is `too_deep`): a name is copied into the qualified name of everything
+/// nested in it, and no hand-written name comes near this (Kotlin receiver types and
+/// Swift argument labels included). Qualified names are thus at most
+/// `MAX_DECL_DEPTH × (MAX_NAME_BYTES + 1)` bytes.
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// Qualified and container names stored for one file may take at most this many bytes
+/// per source byte (plus [`NAME_BYTES_SLACK`]); declarations past the budget are not
+/// extracted. Without it, thousands of tiny members under a long qualified prefix would
+/// store that prefix thousands of times. Real files use a fraction of it (a generated
+/// enum of short members under a long name: about 10).
+pub const NAME_BYTES_PER_SOURCE_BYTE: usize = 32;
+/// See [`NAME_BYTES_PER_SOURCE_BYTE`].
+pub const NAME_BYTES_SLACK: usize = 64 * 1024;
 
 /// Parses `source` as `lang` and returns its declarations, in file order.
 pub fn parse(lang: Lang, source: &str) -> FileSyntax {
-    lang::parse(lang, source)
+    lang::parse(lang, source, None).0
 }
 
+/// [`parse`] under a deadline: parsing and extraction stop once `deadline` has passed
+/// (checked every few thousand steps, inside the file), and the result is then marked
+/// [`FileSyntax::timed_out`] — a file cut short, not a file without declarations.
+pub fn parse_with_deadline(lang: Lang, source: &str, deadline: Option<Instant>) -> FileSyntax {
+    lang::parse(lang, source, deadline).0
+}
+
+/// [`parse`], with counts of the work it did: tests and benchmarks check that cost grows
+/// linearly with the input by counting, never by timing.
+pub fn parse_counting(lang: Lang, source: &str) -> (FileSyntax, Work) {
+    lang::parse(lang, source, None)
+}
+
+/// Imports are best effort (a relation of context packs, with no budget of their own):
+/// a file whose parse takes longer than this yields none. tree-sitter's error recovery
+/// is quadratic on some invalid nesting (140 KB of nested Swift `protocol`s: 3.5 s), and
+/// such a file must not stall a pack for minutes. Valid files parse in well under a
+/// second per MiB.
+pub const IMPORTS_PARSE_LIMIT: Duration = Duration::from_secs(10);
+
 /// Imports of a file (module specifiers as written, with their 1-based line), for the
-/// context engine's `imports` relation. Empty for unsupported languages.
+/// context engine's `imports` relation. Empty for unsupported languages, and for a file
+/// whose parse outlasts [`IMPORTS_PARSE_LIMIT`].
 pub fn imports(path: &str, source: &str) -> Vec<Import> {
     match Lang::from_path(path) {
         Some(lang) => lang::imports(lang, source),

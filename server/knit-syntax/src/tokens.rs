@@ -6,9 +6,15 @@
 //! without changing meaning: comments are dropped, string literals compared by value,
 //! optional semicolons dropped, redundant parentheses dropped. Trailing commas (a comma
 //! directly before a closing bracket) are dropped here for every language.
+//!
+//! Cost is linear in the file: one walk of the whole tree (an explicit stack, so no
+//! nesting overflows the thread's stack) gives every rule its context — ancestors,
+//! position, next sibling — in O(1), and produces the file's token bytes once; each
+//! declaration's print then hashes a byte range of them.
 
 use crate::fingerprint::TokenHasher;
 use crate::Fingerprint;
+use std::time::Instant;
 use tree_sitter::Node;
 
 /// What to do with a node while walking a declaration's tokens.
@@ -23,17 +29,67 @@ pub(crate) enum NodeRule {
     DropDelimiters,
 }
 
-pub(crate) trait TokenRules {
-    fn rule(&self, node: Node, src: &str) -> NodeRule;
+/// A node's ancestor as the walk saw it.
+#[derive(Clone, Copy)]
+pub(crate) struct Ancestor<'t> {
+    pub node: Node<'t>,
+    /// The language's `leads` flag of this ancestor.
+    pub leads: bool,
+    /// Its rule was [`NodeRule::DropDelimiters`].
+    pub dropped: bool,
 }
 
-/// One normalised token: a slice of the source, or an owned replacement (a string
-/// literal by value, a normalised number), with the span of the node that produced it.
-pub(crate) struct Tok {
-    pub start: u32,
-    pub end: u32,
-    owned: Option<Box<str>>,
-    verbatim: bool,
+/// Where a node sits, as the walk knows it. Rules read their context from here, never
+/// from `Node::parent()` or the sibling accessors: tree-sitter answers those by walking
+/// down from the root (O(depth × siblings) per call), which made nested parentheses
+/// quadratic.
+pub(crate) struct At<'a, 't> {
+    /// Ancestors, the root first and the parent last.
+    ancestors: &'a [Ancestor<'t>],
+    /// Position among the parent's children (anonymous children and comments counted).
+    pub index: usize,
+    /// The next sibling that is not a comment (only for rules that ask for it, see
+    /// [`TokenRules::wants_next`]).
+    pub next: Option<Node<'t>>,
+    /// The language's `leads` flag of this node (see [`TokenRules::leads`]).
+    pub leads: bool,
+}
+
+impl<'t> At<'_, 't> {
+    /// The `n`-th ancestor: 1 is the parent, 2 the grandparent.
+    pub fn ancestor(&self, n: usize) -> Option<&Ancestor<'t>> {
+        self.ancestors.len().checked_sub(n).map(|i| &self.ancestors[i])
+    }
+
+    pub fn parent_node(&self) -> Option<Node<'t>> {
+        self.ancestor(1).map(|a| a.node)
+    }
+
+    pub fn parent_kind(&self) -> &'static str {
+        self.ancestor(1).map_or("", |a| a.node.kind())
+    }
+
+    /// The node is its parent's first child (`prev_sibling()` is none).
+    pub fn is_first(&self) -> bool {
+        self.index == 0
+    }
+}
+
+pub(crate) trait TokenRules {
+    fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule;
+
+    /// A flag every node inherits down the walk, computed from the node's place (its
+    /// parent's flag is `at.ancestor(1).leads`). Python and Kotlin mark the first token
+    /// of every statement with it; other languages have no use for it.
+    fn leads(&self, _node: Node, _at: &At) -> bool {
+        false
+    }
+
+    /// Whether rules read [`At::next`] (Python's `:` counts the statements of the block
+    /// after it). Others spare the walk a sibling per pending node.
+    fn wants_next(&self) -> bool {
+        false
+    }
 }
 
 /// Leaves whose text is string content (whitespace significant) in the grammars knit
@@ -42,38 +98,83 @@ fn is_string_content(kind: &str) -> bool {
     kind.contains("str") || kind.contains("fragment") || kind.ends_with("_content")
 }
 
-impl Tok {
-    fn text<'s>(&'s self, src: &'s str) -> &'s str {
-        match &self.owned {
-            Some(t) => t,
-            None => {
-                let raw = src.get(self.start as usize..self.end as usize).unwrap_or("");
-                // Whitespace inside string content is the program's data, not layout.
-                if self.verbatim {
-                    raw
-                } else {
-                    raw.trim()
-                }
+/// Work done by one parse and the deadline it runs under. Every loop of the extraction
+/// ticks it, so the deadline is seen inside a file, and the counts let tests check that
+/// cost grows linearly with the input without timing anything.
+#[derive(Default)]
+pub(crate) struct Clock {
+    deadline: Option<Instant>,
+    /// Units of work: nodes visited, tokens hashed, declarations examined.
+    pub steps: u64,
+    /// Calls of [`TokenRules::rule`].
+    pub rule_calls: u64,
+    next_check: u64,
+    expired: bool,
+}
+
+/// Units of work between two looks at the clock (`Instant::now` costs ~25 ns).
+const CLOCK_EVERY: u64 = 4096;
+
+impl Clock {
+    pub fn new(deadline: Option<Instant>) -> Self {
+        Clock { deadline, next_check: CLOCK_EVERY, ..Default::default() }
+    }
+
+    /// Counts `n` units of work; true once the deadline has passed.
+    pub fn tick(&mut self, n: u64) -> bool {
+        self.steps += n;
+        if self.steps >= self.next_check {
+            self.next_check = self.steps + CLOCK_EVERY;
+            if let Some(d) = self.deadline {
+                self.expired = self.expired || Instant::now() >= d;
             }
         }
+        self.expired
+    }
+
+    pub fn expired(&self) -> bool {
+        self.expired
     }
 }
 
-/// The normalised tokens of `root`, in order. The walk uses an explicit stack:
-/// pathological nesting must not overflow the thread's stack.
-pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules) -> Vec<Tok> {
-    let mut out = Vec::new();
-    let mut stack = vec![root];
+/// One step of the token walk: a node and where it sits. Kept small: a deep nest keeps
+/// one pending sibling per level on the stack.
+struct Pending<'t> {
+    node: Node<'t>,
+    depth: u32,
+    index: u32,
+}
+
+/// The normalised tokens under `root` (the root of its tree), in order; None when the
+/// deadline passed first. The walk uses an explicit stack (pathological nesting must
+/// not overflow the thread's stack) and keeps the ancestors of the current node, which
+/// is how rules learn their context in O(1).
+fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<FileTokens> {
+    let mut out = FileTokens::with_capacity(src.len());
+    let mut stack = vec![Pending { node: root, depth: 0, index: 0 }];
+    // Parallel to `stack`, only for rules that read the next sibling.
+    let wants_next = rules.wants_next();
+    let mut nexts: Vec<Option<Node>> = if wants_next { vec![None] } else { Vec::new() };
+    let mut ancestors: Vec<Ancestor> = Vec::new();
     // One cursor for the whole walk: a cursor per node would allocate per node.
     let mut cursor = root.walk();
     let mut kids: Vec<Node> = Vec::new();
-    while let Some(node) = stack.pop() {
-        let rule = rules.rule(node, src);
+    while let Some(Pending { node, depth, index }) = stack.pop() {
+        let next = nexts.pop().flatten();
+        if clock.tick(1) {
+            return None;
+        }
+        ancestors.truncate(depth as usize);
+        let mut at = At { ancestors: &ancestors, index: index as usize, next, leads: false };
+        at.leads = rules.leads(node, &at);
+        clock.rule_calls += 1;
+        let rule = rules.rule(node, &at, src);
+        let leads = at.leads;
         let drop_delimiters = matches!(rule, NodeRule::DropDelimiters);
         match rule {
             NodeRule::Skip => continue,
             NodeRule::Emit(tok) => {
-                out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: Some(tok.into()), verbatim: true });
+                out.push(node.start_byte() as u32, node.end_byte() as u32, &tok);
                 continue;
             }
             NodeRule::Descend | NodeRule::DropDelimiters => {}
@@ -84,10 +185,12 @@ pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules) -> V
             }
             let raw = src.get(node.byte_range()).unwrap_or("");
             // Only named leaves can be string content; anonymous ones are punctuation and
-            // keywords (this test runs for every token).
+            // keywords (this test runs for every token). Whitespace inside string content
+            // is the program's data, not layout.
             let verbatim = node.is_named() && is_string_content(node.kind());
-            if !raw.trim().is_empty() || (verbatim && !raw.is_empty()) {
-                out.push(Tok { start: node.start_byte() as u32, end: node.end_byte() as u32, owned: None, verbatim });
+            let text = if verbatim { raw } else { raw.trim() };
+            if !text.is_empty() {
+                out.push(node.start_byte() as u32, node.end_byte() as u32, text);
             }
             continue;
         }
@@ -110,41 +213,144 @@ pub(crate) fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules) -> V
         } else {
             0..kids.len()
         };
-        stack.extend(kids[range].iter().rev().copied());
-    }
-    out
-}
-
-/// Token streams of a file, walked once per outermost declaration: nested
-/// declarations and bodies take their tokens as sub-slices (by byte span) instead of
-/// walking their subtree again. Emitted tokens depend only on a node's subtree and its
-/// real parents, so a slice equals a fresh walk of the sub-node.
-#[derive(Default)]
-pub(crate) struct TokenStreams {
-    streams: Vec<(u32, u32, Vec<Tok>)>,
-}
-
-impl TokenStreams {
-    /// Tokens of `node`, from a covering stream or a new walk.
-    pub(crate) fn of<'s>(&'s mut self, node: Node, src: &str, rules: &dyn TokenRules) -> &'s [Tok] {
-        let (s, e) = (node.start_byte() as u32, node.end_byte() as u32);
-        let idx = match self.streams.iter().position(|(a, b, _)| *a <= s && e <= *b) {
-            Some(i) => i,
-            None => {
-                self.streams.push((s, e, collect_tokens(node, src, rules)));
-                self.streams.len() - 1
+        ancestors.push(Ancestor { node, leads, dropped: drop_delimiters });
+        // Pushed last to first so they pop in order; each knows its next non-comment
+        // sibling (among all children, dropped delimiters included).
+        let mut next_kept: Option<Node> = None;
+        for i in (0..kids.len()).rev() {
+            if range.contains(&i) {
+                stack.push(Pending { node: kids[i], depth: depth + 1, index: i as u32 });
+                if wants_next {
+                    nexts.push(next_kept);
+                }
             }
+            if !is_comment(kids[i]) {
+                next_kept = Some(kids[i]);
+            }
+        }
+    }
+    out.finish();
+    Some(out)
+}
+
+/// The token stream of a whole file, walked once on first use: every declaration and
+/// body takes its tokens as a sub-range (by byte span). Emitted tokens depend only on a
+/// node's subtree and its real ancestors, which the file walk knows exactly, so a range
+/// equals a fresh walk of the sub-node.
+pub(crate) struct TokenStreams<'t> {
+    root: Node<'t>,
+    file: Option<FileTokens>,
+}
+
+/// A file's tokens, ready to hash: the bytes a [`TokenSink`] would feed the digest for
+/// the whole file, with each token's offset. A print of nested declarations then hashes
+/// a contiguous byte range (blake3 runs at memory speed on it) instead of pushing every
+/// token again: the 64 nested levels [`crate::MAX_DECL_DEPTH`] allows would otherwise
+/// re-push each token up to 128 times.
+#[derive(Default)]
+struct FileTokens {
+    /// Byte span of the node that produced each token.
+    spans: Vec<(u32, u32)>,
+    flags: Vec<u8>,
+    /// Token texts, each followed by the separator; a comma the file-wide stream drops as
+    /// trailing (next token closes a bracket) contributes nothing.
+    bytes: Vec<u8>,
+    /// `offsets[i]`: where token `i` starts in `bytes` (one more entry than tokens).
+    offsets: Vec<u32>,
+    /// `counts[i]`: tokens before `i` that the file-wide stream hashes.
+    counts: Vec<u32>,
+    /// While building: tokens hashed so far, and a comma waiting for its successor.
+    count: u32,
+    pending_comma: bool,
+}
+
+const COMMA: u8 = 1;
+const CLOSING: u8 = 2;
+const SEPARATOR: u8 = 0x1f;
+
+impl FileTokens {
+    /// Room for as many tokens as the source has bytes (no token is shorter, but for
+    /// rare empty replacements): reserved address space, touched only as it fills, so a
+    /// large file never pays for a growing array being copied.
+    fn with_capacity(source_bytes: usize) -> Self {
+        let n = source_bytes + 16;
+        FileTokens {
+            spans: Vec::with_capacity(n),
+            flags: Vec::with_capacity(n),
+            bytes: Vec::with_capacity(2 * n),
+            offsets: Vec::with_capacity(n + 1),
+            counts: Vec::with_capacity(n + 1),
+            ..FileTokens::default()
+        }
+    }
+
+    /// Appends a token (its text, its node's span). A comma waits for the next token:
+    /// before one that closes a bracket it is trailing and contributes nothing.
+    fn push(&mut self, start: u32, end: u32, text: &str) {
+        let flag = match text {
+            "," => COMMA,
+            ")" | "]" | "}" | ">" => CLOSING,
+            _ => 0,
         };
-        let toks = &self.streams[idx].2;
-        let lo = toks.partition_point(|t| t.start < s);
-        let hi = toks.partition_point(|t| t.start < e);
-        let slice = &toks[lo..hi];
-        let end = slice.iter().rposition(|t| t.end <= e).map_or(0, |p| p + 1);
-        &slice[..end]
+        self.settle(flag != CLOSING);
+        self.spans.push((start, end));
+        self.flags.push(flag);
+        self.offsets.push(self.bytes.len() as u32);
+        self.counts.push(self.count);
+        if flag == COMMA {
+            self.pending_comma = true;
+        } else {
+            self.bytes.extend_from_slice(text.as_bytes());
+            self.bytes.push(SEPARATOR);
+            self.count += 1;
+        }
+    }
+
+    fn settle(&mut self, keep: bool) {
+        if std::mem::take(&mut self.pending_comma) && keep {
+            self.bytes.extend_from_slice(&[b',', SEPARATOR]);
+            self.count += 1;
+        }
+    }
+
+    /// Closes the stream: a comma ending the file is kept.
+    fn finish(&mut self) {
+        self.settle(true);
+        self.offsets.push(self.bytes.len() as u32);
+        self.counts.push(self.count);
+    }
+
+    /// Token indices of `node`: those starting inside its span, up to the last one
+    /// ending inside it.
+    fn range(&self, node: Node) -> (usize, usize) {
+        let (s, e) = (node.start_byte() as u32, node.end_byte() as u32);
+        let lo = self.spans.partition_point(|t| t.0 < s);
+        let hi = self.spans.partition_point(|t| t.0 < e);
+        let end = self.spans[lo..hi].iter().rposition(|t| t.1 <= e).map_or(0, |p| p + 1);
+        (lo, lo + end)
+    }
+
+    fn text(&self, i: usize) -> &[u8] {
+        &self.bytes[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
 }
 
-/// Fingerprint of the tokens of `nodes` (in order), tokens inside `skip` excluded.
+impl<'t> TokenStreams<'t> {
+    pub(crate) fn new(root: Node<'t>) -> Self {
+        TokenStreams { root, file: None }
+    }
+
+    /// The file's tokens; None when the deadline passed before the file was walked.
+    fn file(&mut self, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<&FileTokens> {
+        if self.file.is_none() {
+            self.file = Some(collect_tokens(self.root, src, rules, clock)?);
+        }
+        self.file.as_ref()
+    }
+}
+
+/// Fingerprint of the tokens of `nodes` (in order), tokens inside `skip` excluded; None
+/// when the deadline passed.
 pub(crate) fn fingerprint_nodes(
     domain: &str,
     nodes: &[Node],
@@ -152,49 +358,84 @@ pub(crate) fn fingerprint_nodes(
     rules: &dyn TokenRules,
     skip: Option<std::ops::Range<usize>>,
     streams: &mut TokenStreams,
-) -> (Fingerprint, u32) {
-    let mut sink = TokenSink::new(domain);
+    clock: &mut Clock,
+) -> Option<(Fingerprint, u32)> {
+    let file = streams.file(src, rules, clock)?;
+    let mut sink = TokenSink::new(domain, file);
     for node in nodes {
-        for t in streams.of(*node, src, rules) {
-            if let Some(r) = &skip {
-                if t.start as usize >= r.start && t.end as usize <= r.end && t.end > t.start {
-                    continue;
-                }
-            }
-            sink.push(t.text(src));
+        let (lo, hi) = file.range(*node);
+        if clock.tick((hi - lo) as u64 / 16 + 1) {
+            return None;
         }
+        let Some(r) = &skip else {
+            sink.run(lo, hi);
+            continue;
+        };
+        // Only tokens starting inside the skipped span can be skipped (tokens do not
+        // overlap): hash around that block, and decide inside it token by token.
+        let (r0, r1) = (r.start as u32, r.end as u32);
+        let s0 = lo + file.spans[lo..hi].partition_point(|t| t.0 < r0);
+        let s1 = lo + file.spans[lo..hi].partition_point(|t| t.0 < r1);
+        sink.run(lo, s0);
+        for i in s0..s1 {
+            let (ts, te) = file.spans[i];
+            if !(ts >= r0 && te <= r1 && te > ts) {
+                sink.token(i);
+            }
+        }
+        sink.run(s1, hi);
     }
-    sink.finish()
+    Some(sink.finish())
 }
 
-/// Holds back a comma until the next token shows it is not a trailing one.
-struct TokenSink {
+/// Feeds tokens to the digest the way a token-by-token stream would: a comma is held back
+/// until the next token shows it is not a trailing one (before `)` `]` `}` `>`).
+struct TokenSink<'f> {
     hasher: TokenHasher,
+    file: &'f FileTokens,
     pending_comma: bool,
 }
 
-impl TokenSink {
-    fn new(domain: &str) -> Self {
-        TokenSink { hasher: TokenHasher::new(domain), pending_comma: false }
+impl<'f> TokenSink<'f> {
+    fn new(domain: &str, file: &'f FileTokens) -> Self {
+        TokenSink { hasher: TokenHasher::new(domain), file, pending_comma: false }
     }
 
-    fn push(&mut self, tok: &str) {
+    /// A held-back comma, now that the next token is known.
+    fn settle(&mut self, next: usize) {
         if self.pending_comma {
             self.pending_comma = false;
-            if !matches!(tok, ")" | "]" | "}" | ">") {
-                self.hasher.push(",");
+            if self.file.flags[next] != CLOSING {
+                self.hasher.push_raw(b",\x1f", 1);
             }
         }
-        if tok == "," {
+    }
+
+    fn token(&mut self, i: usize) {
+        self.settle(i);
+        if self.file.flags[i] == COMMA {
             self.pending_comma = true;
         } else {
-            self.hasher.push(tok);
+            self.hasher.push_raw(self.file.text(i), 1);
         }
+    }
+
+    /// Tokens `a..b`. Inside the run each comma's fate is decided by its successor in the
+    /// file, which is its successor here too; only the last token's successor differs.
+    fn run(&mut self, a: usize, b: usize) {
+        if a >= b {
+            return;
+        }
+        self.settle(a);
+        let f = self.file;
+        let bytes = &f.bytes[f.offsets[a] as usize..f.offsets[b - 1] as usize];
+        self.hasher.push_raw(bytes, f.counts[b - 1] - f.counts[a]);
+        self.token(b - 1);
     }
 
     fn finish(mut self) -> (Fingerprint, u32) {
         if self.pending_comma {
-            self.hasher.push(",");
+            self.hasher.push_raw(b",\x1f", 1);
         }
         (self.hasher.finish(), self.hasher.count)
     }

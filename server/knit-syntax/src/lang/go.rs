@@ -23,9 +23,9 @@
 //!
 //! Imports: every import path, as written without quotes (`"net/http"` → `net/http`).
 
-use super::{named_children, DeclSpec, Extract, LanguageSpec, Lang};
+use super::{named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
-use crate::tokens::{is_comment, NodeRule, TokenRules};
+use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
 pub(crate) struct Go;
@@ -42,8 +42,12 @@ impl LanguageSpec for Go {
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_go::LANGUAGE.into()
     }
-    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
+    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
+        // Go declarations do not nest (methods name their receiver): a flat loop.
         for child in named_children(root) {
+            if x.tick() {
+                return;
+            }
             top_level(x, child);
         }
     }
@@ -58,7 +62,7 @@ impl LanguageSpec for Go {
     }
 }
 
-fn top_level(x: &mut Extract<'_>, node: Node<'_>) {
+fn top_level(x: &mut Extract<'_, '_>, node: Node<'_>) {
     match node.kind() {
         "function_declaration" => {
             let Some(name) = node.child_by_field_name("name") else { return };
@@ -82,7 +86,7 @@ fn top_level(x: &mut Extract<'_>, node: Node<'_>) {
                 .and_then(|p| p.child_by_field_name("type"))
                 .and_then(receiver_type);
             let Some(recv) = receiver else { return };
-            let recv = x.text(recv).to_string();
+            let recv = Parent::named(x.text(recv));
             x.add(
                 Some(&recv),
                 DeclSpec {
@@ -124,7 +128,7 @@ fn receiver_type(ty: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
-fn spec_decl<'t>(x: &mut Extract<'_>, spec: Node<'t>, nodes: Vec<Node<'t>>) {
+fn spec_decl<'t>(x: &mut Extract<'_, '_>, spec: Node<'t>, nodes: Vec<Node<'t>>) {
     match spec.kind() {
         "type_spec" | "type_alias" => {
             let Some(name) = spec.child_by_field_name("name") else { return };
@@ -134,7 +138,7 @@ fn spec_decl<'t>(x: &mut Extract<'_>, spec: Node<'t>, nodes: Vec<Node<'t>>) {
                 Some("interface_type") if spec.kind() == "type_spec" => "interface",
                 _ => "type",
             };
-            let qn = x.add(
+            let Some(p) = x.add(
                 None,
                 DeclSpec {
                     kind,
@@ -144,14 +148,16 @@ fn spec_decl<'t>(x: &mut Extract<'_>, spec: Node<'t>, nodes: Vec<Node<'t>>) {
                     name_node: Some(name),
                     body: ty,
                 },
-            );
+            ) else {
+                return;
+            };
             match (kind, ty) {
                 ("struct", Some(t)) => {
                     if let Some(list) = named_children(t).into_iter().find(|c| c.kind() == "field_declaration_list") {
-                        struct_fields(x, list, &qn);
+                        struct_fields(x, list, &p);
                     }
                 }
-                ("interface", Some(t)) => interface_methods(x, t, &qn),
+                ("interface", Some(t)) => interface_methods(x, t, &p),
                 _ => {}
             }
         }
@@ -181,8 +187,11 @@ fn spec_decl<'t>(x: &mut Extract<'_>, spec: Node<'t>, nodes: Vec<Node<'t>>) {
     }
 }
 
-fn struct_fields(x: &mut Extract<'_>, list: Node<'_>, container: &str) {
+fn struct_fields(x: &mut Extract<'_, '_>, list: Node<'_>, container: &Parent) {
     for f in named_children(list).into_iter().filter(|f| f.kind() == "field_declaration") {
+        if x.tick() {
+            return;
+        }
         let mut c = f.walk();
         let names: Vec<Node> = f.children_by_field_name("name", &mut c).collect();
         let ty = f.child_by_field_name("type");
@@ -232,8 +241,11 @@ fn embedded_name(t: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
-fn interface_methods(x: &mut Extract<'_>, iface: Node<'_>, container: &str) {
+fn interface_methods(x: &mut Extract<'_, '_>, iface: Node<'_>, container: &Parent) {
     for m in named_children(iface).into_iter().filter(|m| m.kind() == "method_elem") {
+        if x.tick() {
+            return;
+        }
         let Some(n) = m.child_by_field_name("name") else { continue };
         x.add(
             Some(container),
@@ -252,14 +264,14 @@ fn interface_methods(x: &mut Extract<'_>, iface: Node<'_>, container: &str) {
 pub(crate) struct GoRules;
 
 impl TokenRules for GoRules {
-    fn rule(&self, node: Node, src: &str) -> NodeRule {
+    fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
         if is_comment(node) {
             return NodeRule::Skip;
         }
         match node.kind() {
             ";" => NodeRule::Skip,
-            "parenthesized_expression" if parens_redundant(node) => NodeRule::DropDelimiters,
-            _ if node.child_count() == 0 => match spec_keyword(node, src) {
+            "parenthesized_expression" if parens_redundant(node, at) => NodeRule::DropDelimiters,
+            _ if node.child_count() == 0 => match spec_keyword(at, src) {
                 Some(k) => NodeRule::Emit(format!("{k}\u{5}{}", src.get(node.byte_range()).unwrap_or(""))),
                 None => NodeRule::Descend,
             },
@@ -268,25 +280,25 @@ impl TokenRules for GoRules {
     }
 }
 
-/// The declaration keyword (`const`, `var`, `type`) when `leaf` is the first token of a
-/// spec.
-fn spec_keyword<'s>(leaf: Node, src: &'s str) -> Option<&'s str> {
-    let parent = leaf.parent()?;
-    if !matches!(parent.kind(), "const_spec" | "var_spec" | "type_spec" | "type_alias") || parent.child(0)?.id() != leaf.id() {
+/// The declaration keyword (`const`, `var`, `type`) when the leaf at `at` is the first
+/// token of a spec.
+fn spec_keyword<'s>(at: &At, src: &'s str) -> Option<&'s str> {
+    let parent = at.parent_node()?;
+    if !matches!(parent.kind(), "const_spec" | "var_spec" | "type_spec" | "type_alias") || !at.is_first() {
         return None;
     }
-    let mut decl = parent.parent()?;
+    let mut decl = at.ancestor(2)?.node;
     if decl.kind().ends_with("_spec_list") {
-        decl = decl.parent()?;
+        decl = at.ancestor(3)?.node;
     }
     src.get(decl.child(0)?.byte_range())
 }
 
-fn parens_redundant(node: Node) -> bool {
+fn parens_redundant(node: Node, at: &At) -> bool {
     let inner = named_children(node);
     let [inner] = inner.as_slice() else { return false };
-    let parent = node.parent();
-    let parent_kind = parent.map(|p| p.kind()).unwrap_or("");
+    let parent = at.parent_node();
+    let parent_kind = at.parent_kind();
     // `if (T{}) == x` needs them; a composite literal is never an atom here.
     if matches!(
         inner.kind(),
@@ -307,11 +319,14 @@ fn parens_redundant(node: Node) -> bool {
         // `(x).(T)`, `(f)(a)`, `(a).b` mean the same without them.
         return true;
     }
-    let is_condition = parent
+    // The parent kind first: asking a parent for its fields walks its children, and an
+    // argument list may have thousands.
+    if !matches!(parent_kind, "if_statement" | "for_statement" | "expression_switch_statement") || inner.kind() == "composite_literal" {
+        return false;
+    }
+    parent
         .and_then(|p| p.child_by_field_name("condition").or_else(|| p.child_by_field_name("value")))
-        .is_some_and(|c| c.id() == node.id());
-    is_condition && matches!(parent_kind, "if_statement" | "for_statement" | "expression_switch_statement")
-        && inner.kind() != "composite_literal"
+        .is_some_and(|c| c.id() == node.id())
 }
 
 fn collect_imports(root: Node, src: &str) -> Vec<Import> {

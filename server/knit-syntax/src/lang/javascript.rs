@@ -28,7 +28,7 @@ impl LanguageSpec for JavaScript {
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_javascript::LANGUAGE.into()
     }
-    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
+    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
         typescript::declarations(x, root);
     }
     fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {

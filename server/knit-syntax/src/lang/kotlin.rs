@@ -32,9 +32,9 @@
 //! Imports: the imported path as written (`com.shop.Cart`, `com.shop.*`; `as` aliases
 //! give the original path).
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang};
+use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
-use crate::tokens::{is_comment, NodeRule, TokenRules};
+use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
 pub(crate) struct Kotlin;
@@ -54,8 +54,8 @@ impl LanguageSpec for Kotlin {
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_kotlin_ng::LANGUAGE.into()
     }
-    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
-        members(x, root, None, Place::Top);
+    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
+        walk(x, root);
     }
     fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
         collect_imports(root, src)
@@ -75,17 +75,43 @@ enum Place {
     Function,
 }
 
-fn members(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, place: Place) {
-    for child in named_children(node) {
-        if child.kind() == "statements" {
-            members(x, child, container, place);
+/// One member list being reported.
+struct Frame<'t> {
+    kids: std::vec::IntoIter<Node<'t>>,
+    parent: Option<Parent>,
+    place: Place,
+}
+
+impl<'t> Frame<'t> {
+    fn of(node: Node<'t>, parent: Option<Parent>, place: Place) -> Self {
+        Frame { kids: named_children(node).into_iter(), parent, place }
+    }
+}
+
+/// The declarations of a file: a work stack of member lists, innermost on top (the
+/// depth-first order of a recursive walk; nesting cannot overflow the stack).
+fn walk(x: &mut Extract<'_, '_>, root: Node<'_>) {
+    let mut stack = vec![Frame::of(root, None, Place::Top)];
+    while let Some(f) = stack.last_mut() {
+        if x.tick() {
+            return;
+        }
+        let Some(child) = f.kids.next() else {
+            stack.pop();
+            continue;
+        };
+        let next = if child.kind() == "statements" {
+            Some(Frame::of(child, f.parent.clone(), f.place))
         } else {
-            declaration(x, child, container, place);
+            declaration(x, child, f.parent.as_ref(), f.place)
+        };
+        if let Some(next) = next {
+            stack.push(next);
         }
     }
 }
 
-fn text_of(x: &Extract<'_>, n: Node) -> String {
+fn text_of(x: &Extract<'_, '_>, n: Node) -> String {
     x.text(n).split_whitespace().collect()
 }
 
@@ -100,10 +126,11 @@ fn receiver<'t>(node: Node<'t>, anchor: Node<'t>) -> Option<Node<'t>> {
     }
 }
 
-fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, place: Place) {
+/// Reports one declaration; returns its member list, to be walked next.
+fn declaration<'t>(x: &mut Extract<'_, '_>, node: Node<'t>, container: Option<&Parent>, place: Place) -> Option<Frame<'t>> {
     match node.kind() {
         "class_declaration" => {
-            let Some(name) = node.child_by_field_name("name") else { return };
+            let name = node.child_by_field_name("name")?;
             let kids = children(node);
             let is_interface = kids.iter().any(|k| k.kind() == "interface");
             let is_enum = kids
@@ -118,7 +145,7 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                 "class"
             };
             let body = kids.iter().copied().find(|k| matches!(k.kind(), "class_body" | "enum_class_body"));
-            let qn = x.add(
+            let class = x.add(
                 container,
                 DeclSpec {
                     kind,
@@ -128,7 +155,7 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                     name_node: Some(name),
                     body,
                 },
-            );
+            )?;
             if let Some(pc) = kids.iter().find(|k| k.kind() == "primary_constructor") {
                 for params in named_children(*pc).into_iter().filter(|c| c.kind() == "class_parameters") {
                     for p in named_children(params).into_iter().filter(|c| c.kind() == "class_parameter") {
@@ -136,7 +163,7 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                         let Some(pn) = named_children(p).into_iter().find(|c| c.kind() == "identifier") else { continue };
                         if binds {
                             x.add(
-                                Some(&qn),
+                                Some(&class),
                                 DeclSpec {
                                     kind: "property",
                                     identity: IdentityKind::Value,
@@ -150,9 +177,7 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                     }
                 }
             }
-            if let Some(b) = body {
-                members(x, b, Some(&qn), Place::Class);
-            }
+            body.map(|b| Frame::of(b, Some(class), Place::Class))
         }
         "object_declaration" | "companion_object" => {
             let name = node.child_by_field_name("name");
@@ -162,30 +187,28 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
             };
             let name_node = name.or_else(|| children(node).into_iter().find(|k| k.kind() == "object"));
             let body = children(node).into_iter().find(|k| k.kind() == "class_body");
-            let qn = x.add(
+            let p = x.add(
                 container,
                 DeclSpec { kind: "object", identity: IdentityKind::Type, name: label, nodes: vec![node], name_node, body },
-            );
-            if let Some(b) = body {
-                members(x, b, Some(&qn), Place::Class);
-            }
+            )?;
+            body.map(|b| Frame::of(b, Some(p), Place::Class))
         }
         "function_declaration" => {
-            let Some(name) = node.child_by_field_name("name") else { return };
+            let name = node.child_by_field_name("name")?;
             let params = children(node).into_iter().find(|k| k.kind() == "function_value_parameters");
             let mut simple = format!("{}{}", x.text(name), param_names(x, params));
-            let mut container = container.map(str::to_string);
+            let mut container = container.cloned();
             if let Some(r) = receiver(node, name) {
                 let r = text_of(x, r);
                 match &container {
-                    None => container = Some(r),
+                    None => container = Some(Parent::named(r)),
                     Some(_) => simple = format!("{r}.{simple}"),
                 }
             }
             let body = children(node).into_iter().find(|k| k.kind() == "function_body");
             let kind = if place == Place::Class { "method" } else { "function" };
-            let qn = x.add(
-                container.as_deref(),
+            let p = x.add(
+                container.as_ref(),
                 DeclSpec {
                     kind,
                     identity: IdentityKind::Callable,
@@ -194,10 +217,9 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                     name_node: Some(name),
                     body,
                 },
-            );
-            if let Some(block) = body.and_then(|b| named_children(b).into_iter().find(|k| k.kind() == "block")) {
-                members(x, block, Some(&qn), Place::Function);
-            }
+            )?;
+            let block = body.and_then(|b| named_children(b).into_iter().find(|k| k.kind() == "block"))?;
+            Some(Frame::of(block, Some(p), Place::Function))
         }
         "secondary_constructor" => {
             let params = children(node).into_iter().find(|k| k.kind() == "function_value_parameters");
@@ -214,6 +236,7 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                     body,
                 },
             );
+            None
         }
         "anonymous_initializer" => {
             let name_node = children(node).into_iter().find(|k| k.kind() == "init");
@@ -229,10 +252,11 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                     body,
                 },
             );
+            None
         }
         "property_declaration" if place != Place::Function => {
-            let Some(var) = children(node).into_iter().find(|k| k.kind() == "variable_declaration") else { return };
-            let Some(name) = named_children(var).into_iter().find(|k| k.kind() == "identifier") else { return };
+            let var = children(node).into_iter().find(|k| k.kind() == "variable_declaration")?;
+            let name = named_children(var).into_iter().find(|k| k.kind() == "identifier")?;
             let kids = children(node);
             let value = kids
                 .iter()
@@ -240,16 +264,16 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                 .and_then(|i| kids[i + 1..].iter().copied().find(|k| k.is_named() && !is_comment(*k)))
                 .or_else(|| kids.iter().copied().find(|k| matches!(k.kind(), "property_delegate" | "getter" | "setter")));
             let mut simple = x.text(name).to_string();
-            let mut container = container.map(str::to_string);
+            let mut container = container.cloned();
             if let Some(r) = receiver(node, var) {
                 let r = text_of(x, r);
                 match &container {
-                    None => container = Some(r),
+                    None => container = Some(Parent::named(r)),
                     Some(_) => simple = format!("{r}.{simple}"),
                 }
             }
             x.add(
-                container.as_deref(),
+                container.as_ref(),
                 DeclSpec {
                     kind: "property",
                     identity: IdentityKind::Value,
@@ -259,11 +283,12 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                     body: value,
                 },
             );
+            None
         }
         "enum_entry" => {
-            let Some(name) = named_children(node).into_iter().find(|k| k.kind() == "identifier") else { return };
+            let name = named_children(node).into_iter().find(|k| k.kind() == "identifier")?;
             let body = named_children(node).into_iter().find(|k| k.kind() == "class_body");
-            let qn = x.add(
+            let p = x.add(
                 container,
                 DeclSpec {
                     kind: "entry",
@@ -273,13 +298,11 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                     name_node: Some(name),
                     body,
                 },
-            );
-            if let Some(b) = body {
-                members(x, b, Some(&qn), Place::Class);
-            }
+            )?;
+            body.map(|b| Frame::of(b, Some(p), Place::Class))
         }
         "type_alias" => {
-            let Some(name) = node.child_by_field_name("type") else { return };
+            let name = node.child_by_field_name("type")?;
             let kids = children(node);
             let value = kids.iter().position(|k| k.kind() == "=").and_then(|i| kids.get(i + 1).copied());
             x.add(
@@ -293,13 +316,14 @@ fn declaration(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, pla
                     body: value,
                 },
             );
+            None
         }
-        _ => {}
+        _ => None,
     }
 }
 
 /// `(items,tip)`: the parameter names of a parameter list.
-fn param_names(x: &Extract<'_>, params: Option<Node>) -> String {
+fn param_names(x: &Extract<'_, '_>, params: Option<Node>) -> String {
     let mut names = Vec::new();
     if let Some(ps) = params {
         for p in named_children(ps).into_iter().filter(|p| p.kind() == "parameter") {
@@ -314,7 +338,7 @@ fn param_names(x: &Extract<'_>, params: Option<Node>) -> String {
 pub(crate) struct KotlinRules;
 
 impl TokenRules for KotlinRules {
-    fn rule(&self, node: Node, src: &str) -> NodeRule {
+    fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
         if is_comment(node) {
             return NodeRule::Skip;
         }
@@ -327,13 +351,27 @@ impl TokenRules for KotlinRules {
                 words.sort();
                 NodeRule::Emit(format!("\u{4}{}", words.join(" ")))
             }
-            "block" if single_statement_body(node) => NodeRule::DropDelimiters,
+            "block" if single_statement_body(node, at.parent_kind()) => NodeRule::DropDelimiters,
             "class_body" | "enum_class_body" if named_children(node).is_empty() => NodeRule::Skip,
-            ":" | "user_type" if unit_return(node, src) => NodeRule::Skip,
-            _ if node.child_count() == 0 && starts_statement(node) => {
-                NodeRule::Emit(format!("\u{3}{}", text(node, src).trim()))
-            }
+            ":" | "user_type" if unit_return(node, at, src) => NodeRule::Skip,
+            _ if node.child_count() == 0 && at.leads => NodeRule::Emit(format!("\u{3}{}", text(node, src).trim())),
             _ => NodeRule::Descend,
+        }
+    }
+
+    /// Whether the node begins a statement or member: a child of a statement list or
+    /// body (except the body's braces, and except the statement of a braced single
+    /// statement body, which is written without braces too), or the first child of a
+    /// node that does.
+    fn leads(&self, node: Node, at: &At) -> bool {
+        match at.ancestor(1) {
+            None => false,
+            Some(p) if matches!(p.node.kind(), "block" | "source_file" | "class_body" | "statements" | "lambda_literal") => {
+                // A block's rule drops its braces exactly when it is a single-statement body.
+                let dropped_braces = p.node.kind() == "block" && p.dropped;
+                !(matches!(node.kind(), "{" | "}") || dropped_braces)
+            }
+            Some(p) => at.is_first() && p.leads,
         }
     }
 }
@@ -342,29 +380,10 @@ fn text<'s>(n: Node, src: &'s str) -> &'s str {
     src.get(n.byte_range()).unwrap_or("")
 }
 
-/// A leaf that is the first token of a statement or member.
-fn starts_statement(leaf: Node) -> bool {
-    let mut n = leaf;
-    while let Some(p) = n.parent() {
-        if matches!(p.kind(), "block" | "source_file" | "class_body" | "statements" | "lambda_literal") {
-            // The braces of a body are not statements, and a braced single-statement
-            // body is written without braces too.
-            let dropped_braces = p.kind() == "block" && single_statement_body(p);
-            return !(matches!(n.kind(), "{" | "}") || dropped_braces);
-        }
-        if p.child(0).map(|c| c.id()) != Some(n.id()) {
-            return false;
-        }
-        n = p;
-    }
-    false
-}
-
 /// `if (c) { a }` = `if (c) a`: a braced single statement as a control-structure body.
-fn single_statement_body(block: Node) -> bool {
-    let Some(parent) = block.parent() else { return false };
+fn single_statement_body(block: Node, parent_kind: &str) -> bool {
     if !matches!(
-        parent.kind(),
+        parent_kind,
         "if_expression" | "when_entry" | "for_statement" | "while_statement" | "do_while_statement" | "control_structure_body"
     ) {
         return false;
@@ -383,8 +402,9 @@ fn single_statement_body(block: Node) -> bool {
 }
 
 /// `fun f(): Unit { … }`: the `: Unit` ktlint removes (a block body returns Unit anyway).
-fn unit_return(node: Node, src: &str) -> bool {
-    let Some(parent) = node.parent().filter(|p| p.kind() == "function_declaration") else { return false };
+fn unit_return(node: Node, at: &At, src: &str) -> bool {
+    // A function declaration has a handful of children: listing them is cheap.
+    let Some(parent) = at.parent_node().filter(|p| p.kind() == "function_declaration") else { return false };
     let has_block_body = children(parent)
         .iter()
         .find(|k| k.kind() == "function_body")

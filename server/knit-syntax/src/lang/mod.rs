@@ -3,6 +3,12 @@
 //!
 //! A language is one module implementing [`LanguageSpec`] plus one row in [`LANGUAGES`];
 //! nothing else in the engine names languages.
+//!
+//! Hostile input is bounded here, for every language at once: [`Extract::add`] refuses
+//! declarations nested deeper than [`crate::MAX_DECL_DEPTH`] or named beyond the name
+//! limits (recording their spans as `too_deep` regions), collects members from the
+//! walk's parent links instead of searching, and ticks a [`Clock`] that stops the walk
+//! at the deadline.
 
 mod go;
 mod javascript;
@@ -12,12 +18,15 @@ mod rust;
 mod swift;
 mod typescript;
 
-use crate::decl::{BodyPrint, Declaration, FileSyntax, IdentityKind, Import};
-use crate::tokens::{collapse_ws, fingerprint_nodes, TokenRules, TokenStreams};
+use crate::decl::{BodyPrint, Declaration, FileSyntax, IdentityKind, Import, Region};
+use crate::tokens::{fingerprint_nodes, Clock, TokenRules, TokenStreams};
+use crate::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use tree_sitter::{Node, Parser};
+use std::rc::Rc;
+use std::time::Instant;
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
 /// A supported source language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -40,7 +49,10 @@ pub(crate) trait LanguageSpec: Sync {
     fn extensions(&self) -> &'static [&'static str];
     fn grammar(&self) -> tree_sitter::Language;
     /// Walks the tree and reports declarations through `x`.
-    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>);
+    /// Walks the tree and reports declarations through `x`. Walks use explicit work
+    /// stacks (never recursion that follows the input's nesting), tick `x` once per
+    /// step and stop when it says the deadline passed.
+    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>);
     fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import>;
     fn rules(&self) -> &dyn TokenRules;
     /// The exact declaration kinds this language reports (the `kind:` of a fragment).
@@ -107,7 +119,8 @@ thread_local! {
     static PARSERS: RefCell<HashMap<Lang, Parser>> = RefCell::new(HashMap::new());
 }
 
-fn with_tree<R>(lang: Lang, source: &str, f: impl FnOnce(Option<tree_sitter::Tree>) -> R) -> R {
+/// The syntax tree of `source`; None when the deadline passed during the parse.
+fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Option<Tree> {
     PARSERS.with(|cell| {
         let mut map = cell.borrow_mut();
         let parser = map.entry(lang).or_insert_with(|| {
@@ -116,35 +129,62 @@ fn with_tree<R>(lang: Lang, source: &str, f: impl FnOnce(Option<tree_sitter::Tre
             let _ = p.set_language(&spec(lang).grammar());
             p
         });
-        let tree = parser.parse(source, None);
-        f(tree)
+        let tree = match deadline {
+            None => parser.parse(source, None),
+            Some(deadline) => {
+                let bytes = source.as_bytes();
+                // tree-sitter calls this every 100 parse operations; true cancels.
+                let mut cancel = |_: &ParseState| Instant::now() >= deadline;
+                parser.parse_with_options(
+                    &mut |i, _| bytes.get(i..).unwrap_or_default(),
+                    None,
+                    Some(ParseOptions::new().progress_callback(&mut cancel)),
+                )
+            }
+        };
+        if tree.is_none() {
+            // A cancelled parser resumes where it stopped on its next call unless reset.
+            parser.reset();
+        }
+        tree
     })
 }
 
-pub(crate) fn parse(lang: Lang, source: &str) -> FileSyntax {
+/// Counts of the work one parse did (see [`crate::parse_counting`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Calls of the language's token rules (one per syntax node walked).
+    pub rule_calls: u64,
+    /// Every other unit of work: nodes visited, tokens hashed, declarations examined,
+    /// signature bytes read, members collected.
+    pub steps: u64,
+}
+
+pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (FileSyntax, Work) {
     let spec = spec(lang);
-    with_tree(lang, source, |tree| {
-        let Some(tree) = tree else {
-            return FileSyntax { declarations: Vec::new(), has_error: true };
-        };
-        let root = tree.root_node();
-        let mut x = Extract::new(source, spec.rules());
-        spec.declarations(&mut x, root);
-        FileSyntax { declarations: x.finish(), has_error: root.has_error() }
-    })
+    let Some(tree) = parse_tree(lang, source, deadline) else {
+        // The only way a parse fails with the grammar set: the deadline passed.
+        return (FileSyntax { has_error: true, timed_out: true, ..FileSyntax::default() }, Work::default());
+    };
+    let root = tree.root_node();
+    let mut x = Extract::new(source, spec.rules(), root, deadline);
+    spec.declarations(&mut x, root);
+    let has_error = root.has_error();
+    x.finish(has_error)
 }
 
 /// Parses and discards the result: the parse-only baseline of the benchmarks.
 pub fn parse_only(lang: Lang, source: &str) -> bool {
-    with_tree(lang, source, |t| t.map(|t| t.root_node().has_error()).unwrap_or(true))
+    parse_tree(lang, source, None).map(|t| t.root_node().has_error()).unwrap_or(true)
 }
 
 pub(crate) fn imports(lang: Lang, source: &str) -> Vec<Import> {
     let spec = spec(lang);
-    with_tree(lang, source, |tree| match tree {
+    let deadline = Instant::now().checked_add(crate::IMPORTS_PARSE_LIMIT);
+    match parse_tree(lang, source, deadline) {
         Some(t) => spec.imports(t.root_node(), source),
         None => Vec::new(),
-    })
+    }
 }
 
 /// A declaration as a language module describes it; [`Extract::add`] computes the rest.
@@ -162,53 +202,139 @@ pub(crate) struct DeclSpec<'t> {
     pub body: Option<Node<'t>>,
 }
 
+/// What encloses the declarations a walker is about to report: a declaration of the
+/// file (its members are collected from this link, not by searching), or only a name (a
+/// Go receiver type, a Kotlin extension's receiver). Cheap to clone: walkers hand it to
+/// every child they visit.
+#[derive(Clone)]
+pub(crate) struct Parent(Rc<ParentData>);
+
+struct ParentData {
+    name: String,
+    /// Declarations from the file's top level down to this one (a name-only parent is 0).
+    depth: u32,
+    /// Index of the declaration in [`Extract`]'s output (None for a name-only parent).
+    decl: Option<usize>,
+}
+
+impl Parent {
+    /// A container that is not a declaration of this file.
+    pub fn named(name: impl Into<String>) -> Parent {
+        Parent(Rc::new(ParentData { name: name.into(), depth: 0, decl: None }))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+}
+
+/// What a body print depends on: identity (the digest's domain), body node, and the
+/// skipped name's span when it lies inside the body.
+type BodyKey = (IdentityKind, usize, Option<(usize, usize)>);
+
+/// The tokens of a multi-name declaration (`var a, b = …`, `x = y = …`, Swift
+/// `case a, b`) are the same for every name: each is hashed once, not once per name,
+/// which would be quadratic in the number of names.
+#[derive(Default)]
+struct LastPrints {
+    decl: Option<(Vec<usize>, Fingerprint)>,
+    body: Option<(BodyKey, BodyPrint)>,
+    /// (header start, header end, where reading stopped) → signature.
+    signature: Option<(usize, usize, usize, String)>,
+}
+
 /// Accumulates a file's declarations.
-pub(crate) struct Extract<'s> {
+pub(crate) struct Extract<'s, 't> {
     pub src: &'s str,
     rules: &'s dyn TokenRules,
     out: Vec<Declaration>,
-    streams: TokenStreams,
+    /// Parallel to `out`: the declaration each one was reported under.
+    parents: Vec<Option<usize>>,
+    streams: TokenStreams<'t>,
+    clock: Clock,
+    too_deep: Vec<Region>,
+    /// Bytes of qualified and container names stored so far, and the most allowed.
+    name_bytes: usize,
+    name_budget: usize,
+    last: LastPrints,
 }
 
-impl<'s> Extract<'s> {
-    fn new(src: &'s str, rules: &'s dyn TokenRules) -> Self {
-        Extract { src, rules, out: Vec::new(), streams: TokenStreams::default() }
+/// Characters of a declaration's signature (its header, whitespace collapsed).
+const SIGNATURE_CHARS: usize = 200;
+/// Source bytes read for one signature: it is display text, and reading every header to
+/// its end is quadratic when headers overlap (`var a = 1, b = 2, …` share `var`).
+const SIGNATURE_SOURCE_BYTES: usize = 16 * 1024;
+
+impl<'s, 't> Extract<'s, 't> {
+    fn new(src: &'s str, rules: &'s dyn TokenRules, root: Node<'t>, deadline: Option<Instant>) -> Self {
+        Extract {
+            src,
+            rules,
+            out: Vec::new(),
+            parents: Vec::new(),
+            streams: TokenStreams::new(root),
+            clock: Clock::new(deadline),
+            too_deep: Vec::new(),
+            name_bytes: 0,
+            name_budget: crate::NAME_BYTES_PER_SOURCE_BYTE * src.len() + crate::NAME_BYTES_SLACK,
+            last: LastPrints::default(),
+        }
     }
 
     pub fn text(&self, node: Node) -> &'s str {
         self.src.get(node.byte_range()).unwrap_or("")
     }
 
-    /// Records a declaration under `container` and returns its qualified name.
-    pub fn add(&mut self, container: Option<&str>, d: DeclSpec<'_>) -> String {
-        let qualified = match container {
-            Some(c) => format!("{c}.{}", d.name),
-            None => d.name.clone(),
-        };
-        let first = d.nodes.first().copied();
-        let last = d.nodes.last().copied();
-        let (Some(first), Some(last)) = (first, last) else {
-            return qualified;
+    /// Counts one step of a declaration walker; true once the deadline has passed (the
+    /// walker then stops: the file is reported as cut short).
+    pub fn tick(&mut self) -> bool {
+        self.clock.tick(1)
+    }
+
+    /// Records a declaration under `parent`. Returns the parent its own members are to be
+    /// reported under, or None when it was not recorded: nested deeper than
+    /// [`crate::MAX_DECL_DEPTH`], a name over [`crate::MAX_NAME_BYTES`], the file's name
+    /// budget spent (its span is then a `too_deep` region and its members are not
+    /// walked), or the deadline passed.
+    pub fn add(&mut self, parent: Option<&Parent>, d: DeclSpec<'_>) -> Option<Parent> {
+        if self.clock.tick(1) {
+            return None;
+        }
+        let container = parent.map(|p| p.name());
+        let depth = parent.map_or(0, |p| p.0.depth) + 1;
+        let (Some(first), Some(last)) = (d.nodes.first().copied(), d.nodes.last().copied()) else {
+            let qualified = match container {
+                Some(c) => format!("{c}.{}", d.name),
+                None => d.name,
+            };
+            return Some(Parent(Rc::new(ParentData { name: qualified, depth, decl: None })));
         };
         let start_byte = d.nodes.iter().map(|n| n.start_byte()).min().unwrap_or(first.start_byte());
         let end_byte = d.nodes.iter().map(|n| n.end_byte()).max().unwrap_or(last.end_byte());
         let start_row = d.nodes.iter().map(|n| n.start_position().row).min().unwrap_or(0);
         let end_row = d.nodes.iter().map(|n| n.end_position().row).max().unwrap_or(0);
-        let (fingerprint, _) = fingerprint_nodes("decl", &d.nodes, self.src, self.rules, None, &mut self.streams);
-        let body = d.body.map(|b| {
-            let domain = format!("body:{:?}", d.identity);
-            let skip = d.name_node.map(|n| n.byte_range());
-            let (fp, count) = fingerprint_nodes(&domain, &[b], self.src, self.rules, skip, &mut self.streams);
-            BodyPrint { fingerprint: fp, tokens: count }
-        });
+        let name_cost = container.map_or(0, |c| 2 * c.len() + 1) + d.name.len();
+        if depth > crate::MAX_DECL_DEPTH
+            || d.name.len() > crate::MAX_NAME_BYTES
+            || self.name_bytes + name_cost > self.name_budget
+        {
+            self.too_deep.push(Region { start_byte: start_byte as u32, end_byte: end_byte as u32, start_line: start_row as u32 + 1 });
+            return None;
+        }
+        self.name_bytes += name_cost;
+        let qualified = match container {
+            Some(c) => format!("{c}.{}", d.name),
+            None => d.name,
+        };
+        let fingerprint = self.decl_print(&d.nodes)?;
+        let body = match d.body {
+            Some(b) => Some(self.body_print(d.identity, b, d.name_node)?),
+            None => None,
+        };
         let has_error = d.nodes.iter().any(|n| n.has_error());
         let name_node = d.name_node.unwrap_or(last);
         let header_end = d.body.map(|b| b.start_byte()).unwrap_or(end_byte).max(start_byte);
-        let header = self.src.get(start_byte..header_end).unwrap_or("");
-        let mut signature = collapse_ws(header);
-        if signature.chars().count() > 200 {
-            signature = signature.chars().take(199).collect::<String>() + "…";
-        }
+        let signature = self.signature(start_byte, header_end);
         self.out.push(Declaration {
             kind: d.kind.to_string(),
             identity: d.identity,
@@ -226,28 +352,119 @@ impl<'s> Extract<'s> {
             members: Vec::new(),
             signature,
         });
-        qualified
+        self.parents.push(parent.and_then(|p| p.0.decl));
+        Some(Parent(Rc::new(ParentData { name: qualified, depth, decl: Some(self.out.len() - 1) })))
     }
 
-    /// Sorts by position and fills each container's member list (members must lie
-    /// inside the container's span, so a struct and its extension stay apart).
-    fn finish(mut self) -> Vec<Declaration> {
-        self.out.sort_by_key(|d| (d.start_byte, std::cmp::Reverse(d.end_byte)));
-        let n = self.out.len();
-        for i in 0..n {
-            let (qn, s, e) = {
-                let d = &self.out[i];
-                (d.qualified_name.clone(), d.start_byte, d.end_byte)
-            };
-            let members: Vec<(String, crate::Fingerprint)> = self.out[i + 1..]
-                .iter()
-                .take_while(|m| m.start_byte < e)
-                .filter(|m| m.container.as_deref() == Some(qn.as_str()) && m.start_byte >= s && m.end_byte <= e)
-                .map(|m| (m.simple_name().to_string(), m.fingerprint))
-                .collect();
-            self.out[i].members = members;
+    fn decl_print(&mut self, nodes: &[Node]) -> Option<Fingerprint> {
+        let ids: Vec<usize> = nodes.iter().map(|n| n.id()).collect();
+        if let Some((last_ids, fp)) = &self.last.decl {
+            if *last_ids == ids {
+                return Some(*fp);
+            }
         }
-        self.out
+        let (fp, _) = fingerprint_nodes("decl", nodes, self.src, self.rules, None, &mut self.streams, &mut self.clock)?;
+        self.last.decl = Some((ids, fp));
+        Some(fp)
+    }
+
+    fn body_print(&mut self, identity: IdentityKind, body: Node, name: Option<Node>) -> Option<BodyPrint> {
+        let skip = name.map(|n| n.byte_range());
+        // The skipped name only matters when it lies inside the body.
+        let inside = skip.clone().filter(|r| r.start < body.end_byte() && r.end > body.start_byte()).map(|r| (r.start, r.end));
+        let key = (identity, body.id(), inside);
+        if let Some((k, print)) = &self.last.body {
+            if *k == key {
+                return Some(*print);
+            }
+        }
+        let domain = format!("body:{identity:?}");
+        let (fingerprint, tokens) =
+            fingerprint_nodes(&domain, &[body], self.src, self.rules, skip, &mut self.streams, &mut self.clock)?;
+        let print = BodyPrint { fingerprint, tokens };
+        self.last.body = Some((key, print));
+        Some(print)
+    }
+
+    /// The header `src[start..end]` with whitespace collapsed, at most
+    /// [`SIGNATURE_CHARS`] characters read from at most [`SIGNATURE_SOURCE_BYTES`].
+    fn signature(&mut self, start: usize, end: usize) -> String {
+        if let Some((s, e, read, sig)) = &self.last.signature {
+            // The same header, or the previous one stopped reading at `read` before its
+            // end and this one, from the same start, reaches at least as far: the same
+            // characters are read.
+            if *s == start && (*e == end || (*read < *e && end >= *read)) {
+                return sig.clone();
+            }
+        }
+        let stop = end.min(start + SIGNATURE_SOURCE_BYTES);
+        let header = self.src.get(start..end).unwrap_or("");
+        let mut out = String::new();
+        let mut chars = 0;
+        let mut space = false;
+        let mut read = end;
+        for (i, c) in header.char_indices() {
+            if start + i >= stop || chars > SIGNATURE_CHARS {
+                read = start + i;
+                break;
+            }
+            if c.is_whitespace() {
+                space = chars > 0;
+            } else {
+                if space {
+                    out.push(' ');
+                    chars += 1;
+                    space = false;
+                }
+                out.push(c);
+                chars += 1;
+            }
+        }
+        self.clock.tick((read - start) as u64 / 64);
+        if chars > SIGNATURE_CHARS || read < end {
+            out = out.chars().take(SIGNATURE_CHARS - 1).collect::<String>() + "…";
+        }
+        self.last.signature = Some((start, end, read, out.clone()));
+        out
+    }
+
+    /// Sorts by position and fills each container's member list: the declarations
+    /// reported under it that lie inside its span (a struct and its extension stay
+    /// apart). Returns the file's syntax, or an empty one marked `timed_out` when the
+    /// deadline passed.
+    fn finish(mut self, has_error: bool) -> (FileSyntax, Work) {
+        let work = |c: &Clock| Work { rule_calls: c.rule_calls, steps: c.steps };
+        if self.clock.expired() {
+            let w = work(&self.clock);
+            return (FileSyntax { has_error, timed_out: true, ..FileSyntax::default() }, w);
+        }
+        let n = self.out.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| (self.out[i].start_byte, std::cmp::Reverse(self.out[i].end_byte)));
+        let mut rank = vec![0; n];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i] = r;
+        }
+        let mut members: Vec<Vec<(String, Fingerprint)>> = vec![Vec::new(); n];
+        for &m in &order {
+            let Some(p) = self.parents[m] else { continue };
+            let (pd, md) = (&self.out[p], &self.out[m]);
+            if rank[m] > rank[p] && md.start_byte < pd.end_byte && md.start_byte >= pd.start_byte && md.end_byte <= pd.end_byte {
+                members[p].push((md.simple_name().to_string(), md.fingerprint));
+            }
+        }
+        self.clock.tick(n as u64);
+        let mut slots: Vec<Option<Declaration>> = self.out.into_iter().map(Some).collect();
+        let declarations = order
+            .iter()
+            .filter_map(|&i| {
+                let mut d = slots[i].take()?;
+                d.members = std::mem::take(&mut members[i]);
+                Some(d)
+            })
+            .collect();
+        let w = work(&self.clock);
+        (FileSyntax { declarations, has_error, too_deep: self.too_deep, timed_out: false }, w)
     }
 }
 
@@ -261,4 +478,24 @@ pub(crate) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
 pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut c = node.walk();
     node.children(&mut c).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_deadline_is_checked_inside_a_files_walk() {
+        // Parsed without a deadline; extracted under one already passed: the walk itself
+        // must notice and report the file as cut short, not as declaring nothing.
+        let src = "export function f(a: number) { return [a, a + 1, (a * 2)]; }\n".repeat(500);
+        let tree = parse_tree(Lang::TypeScript, &src, None).expect("tree");
+        let mut x = Extract::new(&src, spec(Lang::TypeScript).rules(), tree.root_node(), Some(Instant::now()));
+        spec(Lang::TypeScript).declarations(&mut x, tree.root_node());
+        let (fs, work) = x.finish(false);
+        assert!(fs.timed_out && fs.declarations.is_empty());
+        let (full, full_work) = parse(Lang::TypeScript, &src, None);
+        assert_eq!(full.declarations.len(), 500);
+        assert!(work.steps < full_work.steps, "the walk stopped early: {work:?} of {full_work:?}");
+    }
 }

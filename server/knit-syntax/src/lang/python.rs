@@ -33,9 +33,9 @@
 //! Imports: `import a.b` → `a.b`; `from .a import b` → `.a`; `from .. import z` → `..`;
 //! anywhere in the file (lazy imports in functions included).
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang};
+use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
-use crate::tokens::{collapse_ws, is_comment, NodeRule, TokenRules};
+use crate::tokens::{collapse_ws, is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
 pub(crate) struct Python;
@@ -52,8 +52,8 @@ impl LanguageSpec for Python {
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_python::LANGUAGE.into()
     }
-    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
-        block(x, root, None, Place::Module);
+    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
+        walk(x, root);
     }
     fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
         collect_imports(root, src)
@@ -94,26 +94,63 @@ fn is_wrapper(kind: &str) -> bool {
     )
 }
 
-fn block(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, place: Place) {
-    for child in named_children(node) {
-        statement(x, child, container, place);
+/// A list of nodes being walked: the statements of a block (or the module), or the
+/// clauses of a wrapper statement (`if`, `try`, …, of which only blocks and nested
+/// wrappers matter).
+struct Frame<'t> {
+    kids: std::vec::IntoIter<Node<'t>>,
+    clauses: bool,
+    parent: Option<Parent>,
+    place: Place,
+}
+
+/// The declarations of a file: a work stack of statement lists, innermost on top (the
+/// depth-first order of a recursive walk). Wrappers nest without adding declarations
+/// (`if` in `if` in …), so the walk must not recurse.
+fn walk(x: &mut Extract<'_, '_>, root: Node<'_>) {
+    let mut stack = vec![Frame { kids: named_children(root).into_iter(), clauses: false, parent: None, place: Place::Module }];
+    while let Some(f) = stack.last_mut() {
+        if x.tick() {
+            return;
+        }
+        let Some(node) = f.kids.next() else {
+            stack.pop();
+            continue;
+        };
+        let next = if f.clauses {
+            // `block_or_clause`: a block's statements, or a nested wrapper's clauses.
+            match node.kind() {
+                "block" => Some(Frame { kids: named_children(node).into_iter(), clauses: false, parent: f.parent.clone(), place: f.place }),
+                k if is_wrapper(k) => statement(x, node, f.parent.as_ref(), f.place),
+                _ => None,
+            }
+        } else {
+            statement(x, node, f.parent.as_ref(), f.place)
+        };
+        if let Some(next) = next {
+            stack.push(next);
+        }
     }
 }
 
-fn statement(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, place: Place) {
+/// Reports one statement; returns the list nested in it that is to be walked next.
+fn statement<'t>(x: &mut Extract<'_, '_>, node: Node<'t>, parent: Option<&Parent>, place: Place) -> Option<Frame<'t>> {
     match node.kind() {
-        "function_definition" | "class_definition" => definition(x, node, node, &[], container, place),
+        "function_definition" | "class_definition" => definition(x, node, node, &[], parent, place),
         "decorated_definition" => {
-            let Some(def) = node.child_by_field_name("definition") else { return };
+            let def = node.child_by_field_name("definition")?;
             let decorators: Vec<Node> = named_children(node).into_iter().filter(|c| c.kind() == "decorator").collect();
-            definition(x, node, def, &decorators, container, place);
+            definition(x, node, def, &decorators, parent, place)
         }
         "expression_statement" if place != Place::Function => {
-            let Some(assign) = node.named_child(0).filter(|a| a.kind() == "assignment") else { return };
+            let assign = node.named_child(0).filter(|a| a.kind() == "assignment")?;
             // `a = b = 1` nests: the right side of `a = …` is the assignment `b = 1`.
             let mut targets = Vec::new();
             let mut cur = assign;
             let value = loop {
+                if x.tick() {
+                    return None;
+                }
                 if let Some(l) = cur.child_by_field_name("left") {
                     targets.push(l);
                 }
@@ -127,7 +164,7 @@ fn statement(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, place
                     continue;
                 }
                 x.add(
-                    container,
+                    parent,
                     DeclSpec {
                         kind: if place == Place::Class { "property" } else { "variable" },
                         identity: IdentityKind::Value,
@@ -138,35 +175,26 @@ fn statement(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, place
                     },
                 );
             }
+            None
         }
         k if is_wrapper(k) => {
-            for c in named_children(node) {
-                if matches!(c.kind(), "block") || is_wrapper(c.kind()) {
-                    block_or_clause(x, c, container, place);
-                }
-            }
+            let clauses: Vec<Node> =
+                named_children(node).into_iter().filter(|c| c.kind() == "block" || is_wrapper(c.kind())).collect();
+            Some(Frame { kids: clauses.into_iter(), clauses: true, parent: parent.cloned(), place })
         }
-        _ => {}
-    }
-}
-
-fn block_or_clause(x: &mut Extract<'_>, node: Node<'_>, container: Option<&str>, place: Place) {
-    if node.kind() == "block" {
-        block(x, node, container, place);
-    } else {
-        statement(x, node, container, place);
+        _ => None,
     }
 }
 
 fn definition<'t>(
-    x: &mut Extract<'_>,
+    x: &mut Extract<'_, '_>,
     outer: Node<'t>,
     def: Node<'t>,
     decorators: &[Node<'t>],
-    container: Option<&str>,
+    parent: Option<&Parent>,
     place: Place,
-) {
-    let Some(name_node) = def.child_by_field_name("name") else { return };
+) -> Option<Frame<'t>> {
+    let name_node = def.child_by_field_name("name")?;
     let body = def.child_by_field_name("body");
     let name = x.text(name_node).to_string();
     let (kind, identity, inner) = if def.kind() == "class_definition" {
@@ -176,14 +204,12 @@ fn definition<'t>(
     } else {
         ("function", IdentityKind::Callable, Place::Function)
     };
-    let qn = x.add(container, DeclSpec { kind, identity, name, nodes: vec![outer], name_node: Some(name_node), body });
-    if let Some(b) = body {
-        block(x, b, Some(&qn), inner);
-    }
+    let p = x.add(parent, DeclSpec { kind, identity, name, nodes: vec![outer], name_node: Some(name_node), body })?;
+    body.map(|b| Frame { kids: named_children(b).into_iter(), clauses: false, parent: Some(p), place: inner })
 }
 
 /// `@property` → `get`, `@name.setter` → `set`, `@name.deleter` → `delete`, else `method`.
-fn accessor_kind(x: &Extract<'_>, decorators: &[Node], name: &str) -> &'static str {
+fn accessor_kind(x: &Extract<'_, '_>, decorators: &[Node], name: &str) -> &'static str {
     for d in decorators {
         let text: String = x.text(*d).trim_start_matches('@').split_whitespace().collect();
         match text.as_str() {
@@ -200,68 +226,53 @@ fn accessor_kind(x: &Extract<'_>, decorators: &[Node], name: &str) -> &'static s
 pub(crate) struct PythonRules;
 
 impl TokenRules for PythonRules {
-    fn rule(&self, node: Node, src: &str) -> NodeRule {
+    fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
         if is_comment(node) {
             return NodeRule::Skip;
         }
         let kind = node.kind();
         match kind {
             ";" => NodeRule::Skip,
-            "string" => string_token(node, src),
+            "string" => string_token(node, at, src),
             "integer" | "float" => NodeRule::Emit(text(node, src).to_ascii_lowercase().replace('_', "")),
-            "parenthesized_expression" if parens_redundant(node) => NodeRule::DropDelimiters,
-            // The block's statement count: indentation made explicit.
-            ":" => match next_block(node) {
+            "parenthesized_expression" if parens_redundant(node, at) => NodeRule::DropDelimiters,
+            // The block's statement count: indentation made explicit. The block is the
+            // colon's next sibling that is not a comment.
+            ":" => match at.next.filter(|b| b.kind() == "block") {
                 Some(b) => NodeRule::Emit(format!(":{}", named_children(b).len())),
                 None => NodeRule::Descend,
             },
-            // A one-tuple's `(` differs from a grouping `(`: `(a,)` is not `(a)`.
-            "(" if node.parent().is_some_and(|p| p.kind() == "tuple" && named_children(p).len() == 1) => {
+            // A one-tuple's `(` differs from a grouping `(`: `(a,)` is not `(a)`. (Asked
+            // once per tuple: only its first child is a `(`.)
+            "(" if at.parent_node().is_some_and(|p| p.kind() == "tuple" && named_children(p).len() == 1) => {
                 NodeRule::Emit("(,".into())
             }
-            _ if node.child_count() == 0 && starts_statement(node) => {
-                NodeRule::Emit(format!("\u{3}{}", text(node, src).trim()))
-            }
+            _ if node.child_count() == 0 && at.leads => NodeRule::Emit(format!("\u{3}{}", text(node, src).trim())),
             _ => NodeRule::Descend,
         }
     }
-}
 
-/// The block a `:` opens (comments may sit between them).
-fn next_block(colon: Node) -> Option<Node> {
-    let mut n = colon.next_sibling();
-    while let Some(s) = n {
-        if !is_comment(s) {
-            return (s.kind() == "block").then_some(s);
-        }
-        n = s.next_sibling();
+    fn wants_next(&self) -> bool {
+        true
     }
-    None
+
+    /// Whether the node begins a statement: a child of a block (or of the module), or
+    /// the first child of a node that does.
+    fn leads(&self, _node: Node, at: &At) -> bool {
+        match at.ancestor(1) {
+            None => false,
+            Some(p) if matches!(p.node.kind(), "block" | "module") => true,
+            Some(p) => at.is_first() && p.leads,
+        }
+    }
 }
 
 fn text<'s>(n: Node, src: &'s str) -> &'s str {
     src.get(n.byte_range()).unwrap_or("")
 }
 
-/// A leaf that is the first token of a statement of a block (or of the module).
-fn starts_statement(leaf: Node) -> bool {
-    let mut n = leaf;
-    while let Some(p) = n.parent() {
-        if matches!(p.kind(), "block" | "module") {
-            return true;
-        }
-        // Only the first child of every level up to the statement.
-        let first = p.child(0).map(|c| c.id());
-        if first != Some(n.id()) {
-            return false;
-        }
-        n = p;
-    }
-    false
-}
-
 /// One token for a string literal, by value.
-fn string_token(node: Node, src: &str) -> NodeRule {
+fn string_token(node: Node, at: &At, src: &str) -> NodeRule {
     let kids = children(node);
     // f-strings with interpolations keep their structure: the expressions are code.
     if kids.iter().any(|k| k.kind() == "interpolation") {
@@ -288,7 +299,7 @@ fn string_token(node: Node, src: &str) -> NodeRule {
     let raw = src.get(start.end_byte()..end.start_byte()).unwrap_or("");
     let value = if pre.contains('r') { raw.to_string() } else { requote(raw) };
     // A bare string statement (a docstring): formatters re-indent it.
-    let docstring = node.parent().is_some_and(|p| p.kind() == "expression_statement" && p.named_child_count() == 1);
+    let docstring = at.parent_node().is_some_and(|p| p.kind() == "expression_statement" && p.named_child_count() == 1);
     let value = if docstring { collapse_ws(&value) } else { value };
     NodeRule::Emit(format!("\u{2}{pre}\u{2}{value}"))
 }
@@ -342,10 +353,10 @@ fn leaf_texts(node: Node, src: &str, out: &mut String) {
 }
 
 /// Parentheses black adds or removes without changing meaning.
-fn parens_redundant(node: Node) -> bool {
+fn parens_redundant(node: Node, at: &At) -> bool {
     let inner = named_children(node);
     let [inner] = inner.as_slice() else { return false };
-    let parent_kind = node.parent().map(|p| p.kind()).unwrap_or("");
+    let parent_kind = at.parent_kind();
     // `(yield)` and walrus keep their parentheses where they are needed.
     if matches!(inner.kind(), "yield" | "named_expression") && parent_kind != "parenthesized_expression" {
         return matches!(parent_kind, "expression_statement" | "return_statement");
@@ -381,7 +392,7 @@ fn parens_redundant(node: Node) -> bool {
         | "while_statement" | "for_statement" | "argument_list" | "keyword_argument" | "pair" | "list" | "set"
         | "assert_statement" | "delete_statement" | "subscript" => true,
         "assignment" | "augmented_assignment" => {
-            node.parent().and_then(|p| p.child_by_field_name("right")).is_some_and(|r| r.id() == node.id())
+            at.parent_node().and_then(|p| p.child_by_field_name("right")).is_some_and(|r| r.id() == node.id())
         }
         _ => false,
     }

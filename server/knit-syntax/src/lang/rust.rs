@@ -34,9 +34,9 @@
 //! `crate::a::B`, `crate::a::c::D`; `self` → the list's prefix; globs kept as `a::*`;
 //! aliases give the original path), `mod name;` → `name`, `extern crate x;` → `x`.
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang};
+use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
-use crate::tokens::{is_comment, NodeRule, TokenRules};
+use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
 pub(crate) struct Rust;
@@ -56,8 +56,8 @@ impl LanguageSpec for Rust {
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_rust::LANGUAGE.into()
     }
-    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
-        items(x, root, None, Place::Module);
+    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
+        walk(x, root);
     }
     fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
         collect_imports(root, src)
@@ -79,23 +79,52 @@ enum Place {
     FunctionBody,
 }
 
-fn items(x: &mut Extract<'_>, list: Node<'_>, container: Option<&str>, place: Place) {
-    let mut attrs: Vec<Node> = Vec::new();
-    for child in children(list) {
+/// One item list being reported (a file, a module, an impl or trait body, a function
+/// body, an `extern` block).
+struct Frame<'t> {
+    kids: std::vec::IntoIter<Node<'t>>,
+    /// Outer attributes waiting for the item they belong to.
+    attrs: Vec<Node<'t>>,
+    parent: Option<Parent>,
+    place: Place,
+}
+
+impl<'t> Frame<'t> {
+    fn of(list: Node<'t>, parent: Option<Parent>, place: Place) -> Self {
+        Frame { kids: children(list).into_iter(), attrs: Vec::new(), parent, place }
+    }
+}
+
+/// The declarations of a file: a work stack of item lists, innermost on top (the
+/// depth-first order of a recursive walk; nested `mod`s and `extern` blocks cannot
+/// overflow the stack).
+fn walk(x: &mut Extract<'_, '_>, root: Node<'_>) {
+    let mut stack = vec![Frame::of(root, None, Place::Module)];
+    while let Some(f) = stack.last_mut() {
+        if x.tick() {
+            return;
+        }
+        let Some(child) = f.kids.next() else {
+            stack.pop();
+            continue;
+        };
         if !child.is_named() || is_comment(child) {
             continue;
         }
         if child.kind() == "attribute_item" {
-            attrs.push(child);
+            f.attrs.push(child);
             continue;
         }
-        let mut nodes = std::mem::take(&mut attrs);
+        let mut nodes = std::mem::take(&mut f.attrs);
         nodes.push(child);
-        item(x, child, nodes, container, place);
+        if let Some(inner) = item(x, child, nodes, f.parent.as_ref(), f.place) {
+            stack.push(inner);
+        }
     }
 }
 
-fn item<'t>(x: &mut Extract<'_>, node: Node<'t>, nodes: Vec<Node<'t>>, container: Option<&str>, place: Place) {
+/// Reports one item; returns the item list nested in it that is to be walked next.
+fn item<'t>(x: &mut Extract<'_, '_>, node: Node<'t>, nodes: Vec<Node<'t>>, parent: Option<&Parent>, place: Place) -> Option<Frame<'t>> {
     let name_node = node.child_by_field_name("name");
     let body = node.child_by_field_name("body");
     let named = |kind: &'static str, identity: IdentityKind, body: Option<Node<'t>>| {
@@ -104,26 +133,28 @@ fn item<'t>(x: &mut Extract<'_>, node: Node<'t>, nodes: Vec<Node<'t>>, container
     match node.kind() {
         "function_item" | "function_signature_item" => {
             let kind = if place == Place::Associated { "method" } else { "function" };
-            let Some(d) = named(kind, IdentityKind::Callable, body) else { return };
-            let qn = x.add(container, d);
-            if let Some(b) = body {
-                items(x, b, Some(&qn), Place::FunctionBody);
-            }
+            let d = named(kind, IdentityKind::Callable, body)?;
+            let p = x.add(parent, d)?;
+            body.map(|b| Frame::of(b, Some(p), Place::FunctionBody))
         }
         "struct_item" | "union_item" => {
             let kind = if node.kind() == "struct_item" { "struct" } else { "union" };
-            let Some(d) = named(kind, IdentityKind::Type, body) else { return };
-            let qn = x.add(container, d);
+            let d = named(kind, IdentityKind::Type, body)?;
+            let p = x.add(parent, d)?;
             if let Some(b) = body.filter(|b| b.kind() == "field_declaration_list") {
-                fields(x, b, &qn);
+                fields(x, b, &p);
             }
+            None
         }
         "enum_item" => {
-            let Some(d) = named("enum", IdentityKind::Type, body) else { return };
-            let qn = x.add(container, d);
+            let d = named("enum", IdentityKind::Type, body)?;
+            let p = x.add(parent, d)?;
             if let Some(b) = body {
                 let mut attrs: Vec<Node> = Vec::new();
                 for v in named_children(b) {
+                    if x.tick() {
+                        break;
+                    }
                     if v.kind() == "attribute_item" {
                         attrs.push(v);
                         continue;
@@ -136,7 +167,7 @@ fn item<'t>(x: &mut Extract<'_>, node: Node<'t>, nodes: Vec<Node<'t>>, container
                     let Some(vn) = v.child_by_field_name("name") else { continue };
                     let vbody = v.child_by_field_name("body").or_else(|| v.child_by_field_name("value"));
                     x.add(
-                        Some(&qn),
+                        Some(&p),
                         DeclSpec {
                             kind: "variant",
                             identity: IdentityKind::Value,
@@ -148,22 +179,21 @@ fn item<'t>(x: &mut Extract<'_>, node: Node<'t>, nodes: Vec<Node<'t>>, container
                     );
                 }
             }
+            None
         }
         "trait_item" => {
-            let Some(d) = named("trait", IdentityKind::Type, body) else { return };
-            let qn = x.add(container, d);
-            if let Some(b) = body {
-                items(x, b, Some(&qn), Place::Associated);
-            }
+            let d = named("trait", IdentityKind::Type, body)?;
+            let p = x.add(parent, d)?;
+            body.map(|b| Frame::of(b, Some(p), Place::Associated))
         }
         "impl_item" => {
             if place == Place::FunctionBody {
-                return;
+                return None;
             }
-            let Some(ty) = node.child_by_field_name("type") else { return };
-            let Some(tn) = type_name_node(ty) else { return };
-            let qn = x.add(
-                container,
+            let ty = node.child_by_field_name("type")?;
+            let tn = type_name_node(ty)?;
+            let p = x.add(
+                parent,
                 DeclSpec {
                     kind: "impl",
                     identity: IdentityKind::Type,
@@ -172,49 +202,48 @@ fn item<'t>(x: &mut Extract<'_>, node: Node<'t>, nodes: Vec<Node<'t>>, container
                     name_node: Some(tn),
                     body,
                 },
-            );
-            if let Some(b) = body {
-                items(x, b, Some(&qn), Place::Associated);
-            }
+            )?;
+            body.map(|b| Frame::of(b, Some(p), Place::Associated))
         }
         "mod_item" => {
-            let Some(d) = named("mod", IdentityKind::Module, body) else { return };
-            let qn = x.add(container, d);
-            if let Some(b) = body {
-                items(x, b, Some(&qn), Place::Module);
-            }
+            let d = named("mod", IdentityKind::Module, body)?;
+            let p = x.add(parent, d)?;
+            body.map(|b| Frame::of(b, Some(p), Place::Module))
         }
-        "foreign_mod_item" => {
-            if let Some(b) = body {
-                items(x, b, container, place);
-            }
-        }
+        // Transparent: its functions belong to the enclosing list.
+        "foreign_mod_item" => body.map(|b| Frame::of(b, parent.cloned(), place)),
         "const_item" | "static_item" => {
             let kind = if node.kind() == "const_item" { "const" } else { "static" };
             let value = node.child_by_field_name("value");
             if let Some(d) = named(kind, IdentityKind::Value, value) {
-                x.add(container, d);
+                x.add(parent, d);
             }
+            None
         }
         "type_item" | "associated_type" => {
             let value = node.child_by_field_name("type");
             if let Some(d) = named("type", IdentityKind::Type, value) {
-                x.add(container, d);
+                x.add(parent, d);
             }
+            None
         }
         "macro_definition" => {
             // No body field: the rules (everything after the name) are the body.
             if let Some(d) = named("macro", IdentityKind::Callable, Some(node)) {
-                x.add(container, d);
+                x.add(parent, d);
             }
+            None
         }
-        _ => {}
+        _ => None,
     }
 }
 
-fn fields(x: &mut Extract<'_>, list: Node<'_>, container: &str) {
+fn fields(x: &mut Extract<'_, '_>, list: Node<'_>, parent: &Parent) {
     let mut attrs: Vec<Node> = Vec::new();
     for f in named_children(list) {
+        if x.tick() {
+            return;
+        }
         if f.kind() == "attribute_item" {
             attrs.push(f);
             continue;
@@ -226,7 +255,7 @@ fn fields(x: &mut Extract<'_>, list: Node<'_>, container: &str) {
         nodes.push(f);
         let Some(n) = f.child_by_field_name("name") else { continue };
         x.add(
-            Some(container),
+            Some(parent),
             DeclSpec {
                 kind: "field",
                 identity: IdentityKind::Value,
@@ -256,13 +285,13 @@ fn type_name_node(ty: Node<'_>) -> Option<Node<'_>> {
 pub(crate) struct RustRules;
 
 impl TokenRules for RustRules {
-    fn rule(&self, node: Node, _src: &str) -> NodeRule {
+    fn rule(&self, node: Node, at: &At, _src: &str) -> NodeRule {
         if is_comment(node) {
             return NodeRule::Skip;
         }
         match node.kind() {
             // rustfmt adds `;` after a trailing `return`/`break`/`continue`: both diverge.
-            ";" if node.parent().is_some_and(|p| {
+            ";" if at.parent_node().is_some_and(|p| {
                 p.kind() == "expression_statement"
                     && p.named_child(0)
                         .is_some_and(|e| matches!(e.kind(), "return_expression" | "break_expression" | "continue_expression"))
@@ -271,16 +300,16 @@ impl TokenRules for RustRules {
                 NodeRule::Skip
             }
             // Arms are separated by `,` or by a block body; rustfmt moves between the two.
-            "," if node.parent().is_some_and(|p| p.kind() == "match_arm") => NodeRule::Skip,
-            "block" if arm_block_is_expression(node) => NodeRule::DropDelimiters,
+            "," if at.parent_kind() == "match_arm" => NodeRule::Skip,
+            "block" if arm_block_is_expression(node, at) => NodeRule::DropDelimiters,
             _ => NodeRule::Descend,
         }
     }
 }
 
 /// `=> { expr }`: a match arm's block holding one trailing expression and nothing else.
-fn arm_block_is_expression(block: Node) -> bool {
-    let Some(parent) = block.parent() else { return false };
+fn arm_block_is_expression(block: Node, at: &At) -> bool {
+    let Some(parent) = at.parent_node() else { return false };
     if parent.kind() != "match_arm" || parent.child_by_field_name("value").map(|v| v.id()) != Some(block.id()) {
         return false;
     }
@@ -295,6 +324,8 @@ fn arm_block_is_expression(block: Node) -> bool {
 
 fn collect_imports(root: Node, src: &str) -> Vec<Import> {
     let mut out = Vec::new();
+    // Shared by every `use` of the file (see `use_paths`).
+    let mut budget = crate::NAME_BYTES_PER_SOURCE_BYTE * src.len() + crate::NAME_BYTES_SLACK;
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         let line = node.start_position().row as u32 + 1;
@@ -302,7 +333,7 @@ fn collect_imports(root: Node, src: &str) -> Vec<Import> {
             "use_declaration" => {
                 if let Some(arg) = node.child_by_field_name("argument") {
                     let mut paths = Vec::new();
-                    use_paths(arg, src, "", &mut paths);
+                    use_paths(arg, src, &mut budget, &mut paths);
                     out.extend(paths.into_iter().map(|specifier| Import { specifier, line }));
                 }
                 continue;
@@ -342,31 +373,47 @@ fn join(prefix: &str, tail: &str) -> String {
     }
 }
 
-/// Expands one `use` tree into full paths.
-fn use_paths(node: Node, src: &str, prefix: &str, out: &mut Vec<String>) {
-    match node.kind() {
-        "scoped_use_list" => {
-            let path = node.child_by_field_name("path").map(|p| text(p, src)).unwrap_or_default();
-            let prefix = join(prefix, &path);
-            if let Some(list) = node.child_by_field_name("list") {
-                use_paths(list, src, &prefix, out);
+/// Expands one `use` tree into full paths. A work stack, not recursion: use lists nest
+/// as deep as the input says. Lists nested deeper than [`crate::MAX_DECL_DEPTH`] are
+/// not expanded, and expansion stops once the paths would outweigh the file by
+/// [`crate::NAME_BYTES_PER_SOURCE_BYTE`] (every path repeats its list's prefix).
+fn use_paths(root: Node, src: &str, budget: &mut usize, out: &mut Vec<String>) {
+    let mut stack: Vec<(Node, std::rc::Rc<str>, u32)> = vec![(root, std::rc::Rc::from(""), 0)];
+    let mut emit = |path: String, out: &mut Vec<String>| -> bool {
+        *budget = budget.saturating_sub(path.len() + 1);
+        out.push(path);
+        *budget > 0
+    };
+    while let Some((node, prefix, depth)) = stack.pop() {
+        if depth > crate::MAX_DECL_DEPTH {
+            continue;
+        }
+        let more = match node.kind() {
+            "scoped_use_list" => {
+                let path = node.child_by_field_name("path").map(|p| text(p, src)).unwrap_or_default();
+                if let Some(list) = node.child_by_field_name("list") {
+                    stack.push((list, std::rc::Rc::from(join(&prefix, &path)), depth + 1));
+                }
+                true
             }
-        }
-        "use_list" => {
-            for c in named_children(node) {
-                use_paths(c, src, prefix, out);
+            "use_list" => {
+                for c in named_children(node).into_iter().rev() {
+                    stack.push((c, prefix.clone(), depth));
+                }
+                true
             }
-        }
-        "use_as_clause" => {
-            if let Some(p) = node.child_by_field_name("path") {
-                use_paths(p, src, prefix, out);
+            "use_as_clause" => {
+                if let Some(p) = node.child_by_field_name("path") {
+                    stack.push((p, prefix, depth));
+                }
+                true
             }
+            "use_wildcard" => emit(join(&prefix, &text(node, src)), out),
+            "self" => emit(prefix.to_string(), out),
+            _ => emit(join(&prefix, &text(node, src)), out),
+        };
+        if !more {
+            return;
         }
-        "use_wildcard" => {
-            let t = text(node, src);
-            out.push(join(prefix, &t));
-        }
-        "self" => out.push(prefix.to_string()),
-        _ => out.push(join(prefix, &text(node, src))),
     }
 }

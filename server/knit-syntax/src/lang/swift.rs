@@ -6,9 +6,9 @@
 //! `associatedtype`. Members of an `extension Foo` block are `Foo.member` and belong to
 //! the extension's span, not to the struct's (DESIGN 1.3a).
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang};
+use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
-use crate::tokens::{is_comment, NodeRule, TokenRules};
+use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
 pub(crate) struct Swift;
@@ -28,8 +28,8 @@ impl LanguageSpec for Swift {
     fn grammar(&self) -> tree_sitter::Language {
         tree_sitter_swift::LANGUAGE.into()
     }
-    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
-        members(x, root, None);
+    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
+        walk(x, root);
     }
     fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
         let mut out = Vec::new();
@@ -56,7 +56,7 @@ impl LanguageSpec for Swift {
 }
 
 /// The argument labels of a parameter list: `(first:second:)`, `(_:)`, `()`.
-fn labels(x: &Extract<'_>, node: Node, subscript: bool) -> String {
+fn labels(x: &Extract<'_, '_>, node: Node, subscript: bool) -> String {
     let mut out = String::from("(");
     for p in named_children(node).into_iter().filter(|c| c.kind() == "parameter") {
         let label = match p.child_by_field_name("external_name") {
@@ -75,16 +75,29 @@ fn labels(x: &Extract<'_>, node: Node, subscript: bool) -> String {
     out
 }
 
-fn members(x: &mut Extract<'_>, node: Node, container: Option<&str>) {
-    for child in children(node) {
+/// The declarations of a file: a work stack of member lists, innermost on top (the
+/// depth-first order of a recursive walk; 10 000 nested classes cannot overflow it).
+fn walk(x: &mut Extract<'_, '_>, root: Node<'_>) {
+    let mut stack: Vec<(std::vec::IntoIter<Node>, Option<Parent>)> = vec![(children(root).into_iter(), None)];
+    while let Some((kids, parent)) = stack.last_mut() {
+        if x.tick() {
+            return;
+        }
+        let Some(child) = kids.next() else {
+            stack.pop();
+            continue;
+        };
         if !child.is_named() || is_comment(child) {
             continue;
         }
-        declaration(x, child, container);
+        if let Some((body, p)) = declaration(x, child, parent.as_ref()) {
+            stack.push((children(body).into_iter(), Some(p)));
+        }
     }
 }
 
-fn declaration(x: &mut Extract<'_>, node: Node, container: Option<&str>) {
+/// Reports one declaration; returns its member list, to be walked next.
+fn declaration<'t>(x: &mut Extract<'_, '_>, node: Node<'t>, container: Option<&Parent>) -> Option<(Node<'t>, Parent)> {
     let in_type = container.is_some();
     match node.kind() {
         "class_declaration" => {
@@ -99,11 +112,11 @@ fn declaration(x: &mut Extract<'_>, node: Node, container: Option<&str>) {
                 "extension" => "extension",
                 _ => "class",
             };
-            let Some(name_node) = node.child_by_field_name("name") else { return };
+            let name_node = node.child_by_field_name("name")?;
             // `extension Array where …` names the extended type only.
             let name = x.text(name_node).split('<').next().unwrap_or("").trim().to_string();
             let body = node.child_by_field_name("body");
-            let qn = x.add(
+            let p = x.add(
                 container,
                 DeclSpec {
                     kind,
@@ -113,15 +126,13 @@ fn declaration(x: &mut Extract<'_>, node: Node, container: Option<&str>) {
                     name_node: Some(name_node),
                     body,
                 },
-            );
-            if let Some(b) = body {
-                members(x, b, Some(&qn));
-            }
+            )?;
+            return body.map(|b| (b, p));
         }
         "protocol_declaration" => {
-            let Some(name_node) = node.child_by_field_name("name") else { return };
+            let name_node = node.child_by_field_name("name")?;
             let body = node.child_by_field_name("body");
-            let qn = x.add(
+            let p = x.add(
                 container,
                 DeclSpec {
                     kind: "protocol",
@@ -131,13 +142,11 @@ fn declaration(x: &mut Extract<'_>, node: Node, container: Option<&str>) {
                     name_node: Some(name_node),
                     body,
                 },
-            );
-            if let Some(b) = body {
-                members(x, b, Some(&qn));
-            }
+            )?;
+            return body.map(|b| (b, p));
         }
         "function_declaration" | "protocol_function_declaration" => {
-            let Some(name_node) = node.child_by_field_name("name") else { return };
+            let name_node = node.child_by_field_name("name")?;
             let name = format!("{}{}", x.text(name_node), labels(x, node, false));
             let body = node.child_by_field_name("body");
             x.add(
@@ -232,10 +241,11 @@ fn declaration(x: &mut Extract<'_>, node: Node, container: Option<&str>) {
         "associatedtype_declaration" => named_type(x, node, container, "associatedtype"),
         _ => {}
     }
+    None
 }
 
 /// A type-level declaration named by its `name` field, without body or members.
-fn named_type(x: &mut Extract<'_>, node: Node, container: Option<&str>, kind: &'static str) {
+fn named_type(x: &mut Extract<'_, '_>, node: Node, container: Option<&Parent>, kind: &'static str) {
     let Some(name_node) = node.child_by_field_name("name") else { return };
     x.add(
         container,
@@ -253,7 +263,7 @@ fn named_type(x: &mut Extract<'_>, node: Node, container: Option<&str>, kind: &'
 pub(crate) struct SwiftRules;
 
 impl TokenRules for SwiftRules {
-    fn rule(&self, node: Node, _src: &str) -> NodeRule {
+    fn rule(&self, node: Node, _at: &At, _src: &str) -> NodeRule {
         if is_comment(node) {
             return NodeRule::Skip;
         }

@@ -11,9 +11,9 @@
 //! tree-sitter-javascript uses the same node names, except `field_definition`
 //! (`property` field) for class fields and bare identifiers as arrow parameters.
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang};
+use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
-use crate::tokens::{collapse_ws, is_comment, unescape, NodeRule, TokenRules};
+use crate::tokens::{collapse_ws, is_comment, unescape, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
 pub(crate) struct TypeScript {
@@ -47,7 +47,7 @@ impl LanguageSpec for TypeScript {
             tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
         }
     }
-    fn declarations(&self, x: &mut Extract<'_>, root: Node<'_>) {
+    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
         declarations(x, root);
     }
     fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
@@ -61,9 +61,41 @@ impl LanguageSpec for TypeScript {
     }
 }
 
-/// Declarations of an ECMAScript module (TypeScript, TSX, JavaScript, JSX).
-pub(crate) fn declarations(x: &mut Extract<'_>, root: Node<'_>) {
-    scope(x, root, None, Scope::Module);
+/// Declarations of an ECMAScript module (TypeScript, TSX, JavaScript, JSX). A work
+/// stack of scopes, innermost on top: the same depth-first order as a recursive walk,
+/// without the recursion a file of 10 000 nested object literals would overflow.
+pub(crate) fn declarations(x: &mut Extract<'_, '_>, root: Node<'_>) {
+    let mut stack: Vec<Frame> = vec![Frame { items: scope_items(x, root, Scope::Module).into_iter(), parent: None }];
+    while let Some(frame) = stack.last_mut() {
+        if x.tick() {
+            return;
+        }
+        let Some(item) = frame.items.next() else {
+            stack.pop();
+            continue;
+        };
+        let added = x.add(
+            frame.parent.as_ref(),
+            DeclSpec {
+                kind: item.kind,
+                identity: item.identity,
+                name: item.name,
+                nodes: item.nodes,
+                name_node: item.name_node,
+                body: item.body,
+            },
+        );
+        if let (Some(parent), Some((inner, inner_scope))) = (added, item.inner) {
+            let items = scope_items(x, inner, inner_scope);
+            stack.push(Frame { items: items.into_iter(), parent: Some(parent) });
+        }
+    }
+}
+
+/// One scope being reported: its remaining declarations and what they belong to.
+struct Frame<'t> {
+    items: std::vec::IntoIter<Item<'t>>,
+    parent: Option<Parent>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -90,10 +122,14 @@ struct Item<'t> {
     inner: Option<(Node<'t>, Scope)>,
 }
 
-fn scope<'t>(x: &mut Extract<'_>, node: Node<'t>, container: Option<&str>, kind: Scope) {
+/// The declarations directly in one scope, overload groups merged.
+fn scope_items<'t>(x: &mut Extract<'_, '_>, node: Node<'t>, kind: Scope) -> Vec<Item<'t>> {
     let mut items: Vec<Item<'t>> = Vec::new();
     let mut pending_decorators: Vec<Node<'t>> = Vec::new();
     for child in children(node) {
+        if x.tick() {
+            break;
+        }
         if is_comment(child) || !child.is_named() {
             continue;
         }
@@ -132,22 +168,7 @@ fn scope<'t>(x: &mut Extract<'_>, node: Node<'t>, container: Option<&str>, kind:
         }
         merged.push(item);
     }
-    for item in merged {
-        let qn = x.add(
-            container,
-            DeclSpec {
-                kind: item.kind,
-                identity: item.identity,
-                name: item.name,
-                nodes: item.nodes,
-                name_node: item.name_node,
-                body: item.body,
-            },
-        );
-        if let Some((inner, inner_scope)) = item.inner {
-            scope(x, inner, Some(&qn), inner_scope);
-        }
-    }
+    merged
 }
 
 fn is_function_value(n: Node) -> bool {
@@ -162,7 +183,7 @@ fn function_value_body(n: Node) -> Option<Node> {
     n.child_by_field_name("body")
 }
 
-fn name_text(x: &Extract<'_>, n: Node) -> String {
+fn name_text(x: &Extract<'_, '_>, n: Node) -> String {
     match n.kind() {
         "string" => {
             let raw = x.text(n);
@@ -173,7 +194,7 @@ fn name_text(x: &Extract<'_>, n: Node) -> String {
     }
 }
 
-fn items_of<'t>(x: &Extract<'_>, node: Node<'t>, out: &mut Vec<Item<'t>>, mut wrappers: Vec<Node<'t>>, scope: Scope) {
+fn items_of<'t>(x: &Extract<'_, '_>, node: Node<'t>, out: &mut Vec<Item<'t>>, mut wrappers: Vec<Node<'t>>, scope: Scope) {
     let kind = node.kind();
     match kind {
         "export_statement" => {
@@ -200,7 +221,19 @@ fn items_of<'t>(x: &Extract<'_>, node: Node<'t>, out: &mut Vec<Item<'t>>, mut wr
             }
         }
         "ambient_declaration" => {
-            for c in named_children(node) {
+            // The grammar lets `declare` wrap `declare` without limit: the chain is walked
+            // with a stack, not recursion. A declaration directly under the chain starts
+            // at its outermost `declare` (the wrapper replaces it as first node).
+            let mut pending = vec![named_children(node).into_iter()];
+            while let Some(kids) = pending.last_mut() {
+                let Some(c) = kids.next() else {
+                    pending.pop();
+                    continue;
+                };
+                if c.kind() == "ambient_declaration" {
+                    pending.push(named_children(c).into_iter());
+                    continue;
+                }
                 let start = out.len();
                 items_of(x, c, out, Vec::new(), scope);
                 for it in &mut out[start..] {
@@ -224,7 +257,7 @@ fn items_of<'t>(x: &Extract<'_>, node: Node<'t>, out: &mut Vec<Item<'t>>, mut wr
 /// A declaration under an `export` wrapper: the wrapper replaces the declaration node
 /// in the token list (it contains it).
 fn items_of_wrapped<'t>(
-    x: &Extract<'_>,
+    x: &Extract<'_, '_>,
     decl: Node<'t>,
     out: &mut Vec<Item<'t>>,
     _wrappers: Vec<Node<'t>>,
@@ -247,7 +280,7 @@ fn items_of_wrapped<'t>(
     }
 }
 
-fn items_of_plain<'t>(x: &Extract<'_>, node: Node<'t>, out: &mut Vec<Item<'t>>, scope: Scope) {
+fn items_of_plain<'t>(x: &Extract<'_, '_>, node: Node<'t>, out: &mut Vec<Item<'t>>, scope: Scope) {
     let kind = node.kind();
     let name_node = node.child_by_field_name("name");
     let simple = |k: &'static str, id: IdentityKind, body: Option<Node<'t>>, sig: bool, inner: Option<(Node<'t>, Scope)>| {
@@ -398,7 +431,7 @@ fn items_of_plain<'t>(x: &Extract<'_>, node: Node<'t>, out: &mut Vec<Item<'t>>, 
 pub(crate) struct EcmaRules;
 
 impl TokenRules for EcmaRules {
-    fn rule(&self, node: Node, src: &str) -> NodeRule {
+    fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
         let kind = node.kind();
         if is_comment(node) {
             return NodeRule::Skip;
@@ -407,15 +440,15 @@ impl TokenRules for EcmaRules {
             ";" => NodeRule::Skip,
             // prettier adds or drops the leading `|` / `&` of a multi-line union or
             // intersection type.
-            "|" | "&" if node.prev_sibling().is_none() && node.parent().is_some_and(|p| matches!(p.kind(), "union_type" | "intersection_type")) => {
-                NodeRule::Skip
-            }
+            "|" | "&" if at.is_first() && matches!(at.parent_kind(), "union_type" | "intersection_type") => NodeRule::Skip,
             "string" => {
                 let raw = src.get(node.byte_range()).unwrap_or("");
                 let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
                 let value = unescape(inner);
                 // `{"a": 1}` and `{a: 1}` are the same key (prettier's quote-props).
-                let is_key = node.parent().is_some_and(|p| {
+                // The parent kinds tested have a handful of children: asking them for a
+                // field is cheap.
+                let is_key = at.parent_node().is_some_and(|p| {
                     let field = match p.kind() {
                         "pair" => "key",
                         "field_definition" => "property",
@@ -443,7 +476,7 @@ impl TokenRules for EcmaRules {
             }
             "formal_parameters" => {
                 // `(x) => …` and `x => …` are the same arrow function.
-                let parent_is_arrow = node.parent().is_some_and(|p| p.kind() == "arrow_function");
+                let parent_is_arrow = at.parent_kind() == "arrow_function";
                 let params = named_children(node);
                 // JavaScript has a bare `identifier` where TypeScript has a `required_parameter`.
                 if parent_is_arrow && params.len() == 1 && params[0].kind() == "identifier" {
@@ -457,7 +490,7 @@ impl TokenRules for EcmaRules {
                 }
                 NodeRule::Descend
             }
-            "parenthesized_expression" if parens_redundant(node) => NodeRule::DropDelimiters,
+            "parenthesized_expression" if parens_redundant(node, at) => NodeRule::DropDelimiters,
             _ => NodeRule::Descend,
         }
     }
@@ -510,13 +543,15 @@ fn binary_op(node: Node) -> Option<&'static str> {
     node.child_by_field_name("operator").map(|o| o.kind())
 }
 
-/// Parentheses a formatter may add or remove without changing meaning.
-fn parens_redundant(node: Node) -> bool {
+/// Parentheses a formatter may add or remove without changing meaning. The parent is
+/// asked for a field only when its kind has a bounded number of children (a call, an
+/// assignment, a binary expression), never per child of an argument list or array.
+fn parens_redundant(node: Node, at: &At) -> bool {
     let inner = named_children(node);
     let [inner] = inner.as_slice() else { return false };
     let inner = *inner;
-    let parent = node.parent();
-    let parent_kind = parent.map(|p| p.kind()).unwrap_or("");
+    let parent = at.parent_node();
+    let parent_kind = at.parent_kind();
     // `() => ({})` is not `() => {}`; `f((a, b))` is not `f(a, b)`.
     if inner.kind() == "object" && parent_kind == "arrow_function" {
         return false;

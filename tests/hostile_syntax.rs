@@ -1,0 +1,278 @@
+//! Hostile source files through the real binary (issue 9, findings 2 and 4): nesting
+//! deep enough to overflow any recursive walk, and nesting that made extraction
+//! quadratic. `knit check`, `knit pack` and `knit lsp` must exit normally (never by a
+//! signal), check the declarations they can read, and report the ones nested too deep
+//! as `unchecked` (`too_deep`). Every child process runs under a watchdog that kills it
+//! after a minute: a hang detector, not a speed check.
+
+use knit_e2e::{knit_bin, Ws};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+/// A child still running after this is killed (and the test fails).
+const WATCHDOG: Duration = Duration::from_secs(60);
+
+/// Levels of nesting: 12 000 aborted `knit check`, `pack` and `mcp` before the fix.
+const LEVELS: usize = 12_000;
+
+fn nest(open: &str, middle: &str, close: &str, n: usize) -> String {
+    format!("{}{middle}{}", open.repeat(n), close.repeat(n))
+}
+
+/// One file per language: a nest `LEVELS` deep (declarations where the language nests
+/// them, else expressions) and a shallow declaration after it.
+fn deep_sources() -> Vec<(&'static str, String, &'static str)> {
+    let python_defs: String = (0..300).map(|i| format!("{}def f():\n", " ".repeat(i))).collect::<String>() + &" ".repeat(300) + "pass\n";
+    vec![
+        ("src/deep.ts", format!("export const a = {};\nexport function shallow(x: number) {{ return x * 2 + 1; }}\n", nest("{b: ", "1", "}", LEVELS)), "shallow"),
+        ("src/deep.tsx", format!("export const a = {};\nexport function Shallow() {{ return <p>{{1}}</p>; }}\n", nest("{b: ", "1", "}", LEVELS)), "Shallow"),
+        ("src/deep.js", format!("{}\nexport function shallow() {{ return 1; }}\n", nest("function f() { ", "", "}", LEVELS)), "shallow"),
+        ("src/Deep.swift", format!("{}\nfunc shallow() -> Int {{ return 1 }}\n", nest("class C { ", "", "}", LEVELS)), "shallow()"),
+        ("src/deep.rs", format!("{}\nfn shallow() -> i32 {{ 1 }}\n", nest("mod m { ", "", "}", LEVELS)), "shallow"),
+        ("src/deep.py", format!("{python_defs}def deep():\n    return {}\ndef shallow():\n    return 1\n", nest("(", "x", ")", LEVELS)), "shallow"),
+        ("src/deep.go", format!("package p\nfunc deep() {{ {} }}\nfunc Shallow() int {{ return 1 }}\n", nest("func() { ", "", "}()\n", LEVELS)), "Shallow"),
+        ("src/Deep.kt", format!("{}\nfun shallow(): Int {{ return 1 }}\n", nest("class C {\n", "", "}\n", LEVELS)), "shallow()"),
+    ]
+}
+
+/// `a.b.b…`: a fragment naming a declaration 70 levels down, below the cap.
+fn too_deep_fragment() -> String {
+    format!("a{}", ".b".repeat(69))
+}
+
+/// A workspace with every deep file and a doc anchoring each shallow declaration, plus
+/// one anchor into the TypeScript nest below the cap (line 3 of the doc).
+fn deep_workspace() -> Ws {
+    let ws = Ws::new();
+    let mut doc = String::from("# Deep\n\n");
+    doc.push_str(&format!("Deep: [a deep one](../src/deep.ts#{}).\n\n", too_deep_fragment()));
+    for (path, src, shallow) in deep_sources() {
+        ws.write(path, src);
+        doc.push_str(&format!("- [{shallow}](../{path}#{shallow})\n"));
+    }
+    ws.write("docs/deep.md", doc);
+    ws
+}
+
+/// Runs `knit` with `args` in `root` under the watchdog; returns its status and stdout.
+fn knit_watched(root: &Path, cache: &Path, args: &[&str]) -> (ExitStatus, Vec<u8>) {
+    let mut child = Command::new(knit_bin())
+        .args(args)
+        .current_dir(root)
+        .env("KNIT_CACHE_DIR", cache)
+        .env("KNIT_STATE_DIR", cache)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn knit");
+    // Drain stdout on a thread: a full pipe must not look like a hang.
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out.read_to_end(&mut buf);
+        buf
+    });
+    let status = wait_watched(&mut child, &format!("knit {}", args.join(" ")));
+    (status, reader.join().unwrap())
+}
+
+/// Waits for `child`, killing it (and failing) once the watchdog expires.
+fn wait_watched(child: &mut Child, what: &str) -> ExitStatus {
+    let deadline = Instant::now() + WATCHDOG;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} still running after {WATCHDOG:?}: killed (a hang)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Exited by itself with 0 or 1 (a signal, e.g. the SIGABRT of a stack overflow, has no
+/// code).
+fn assert_normal_exit(status: ExitStatus, what: &str) {
+    assert!(matches!(status.code(), Some(0 | 1)), "{what} did not exit normally: {status}");
+}
+
+fn check_json(ws: &Ws, cache: &Path) -> Value {
+    let (status, out) = knit_watched(ws.path(), cache, &["check", "--format", "json"]);
+    assert_normal_exit(status, "knit check");
+    serde_json::from_slice(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out)))
+}
+
+fn anchor<'r>(report: &'r Value, line: u64) -> &'r Value {
+    report["anchors"].as_array().unwrap().iter().find(|a| a["line"] == line).unwrap_or_else(|| panic!("no anchor on line {line}: {report}"))
+}
+
+#[test]
+fn check_reads_what_it_can_and_reports_the_nest_below_the_cap_as_unchecked() {
+    let ws = deep_workspace();
+    let cache = tempfile::tempdir().unwrap();
+    let (status, _) = knit_watched(ws.path(), cache.path(), &["anchors", "record"]);
+    assert_normal_exit(status, "knit anchors record");
+    let report = check_json(&ws, cache.path());
+    let deep = anchor(&report, 3);
+    assert_eq!(deep["state"], "unchecked", "{deep:#}");
+    assert_eq!(deep["detail"]["reason"], "too_deep", "{deep:#}");
+    // Every shallow declaration (one per language, after its nest) is checked normally:
+    // recorded, then fresh.
+    for (i, (path, _, shallow)) in deep_sources().iter().enumerate() {
+        let a = anchor(&report, 5 + i as u64);
+        assert_eq!(a["target"]["path"], *path);
+        assert_eq!(a["state"], "fresh", "{shallow} in {path}: {a:#}");
+    }
+    // The parse cache now holds these files; a second check reads them from it.
+    let again = check_json(&ws, cache.path());
+    assert_eq!(anchor(&again, 3)["detail"]["reason"], "too_deep");
+    assert_eq!(anchor(&again, 5)["state"], "fresh");
+}
+
+#[test]
+fn check_of_fifty_thousand_nested_parentheses_finishes() {
+    // 100 KB: 50 000 levels did not finish in 120 s before the fix.
+    let ws = Ws::new();
+    ws.write("src/parens.ts", format!("export function f(x: number) {{\n  return {};\n}}\n", nest("(", "x + 1", ")", 50_000)));
+    ws.write("src/parens.py", format!("def f(x):\n    return {}\n", nest("(", "x + 1", ")", 50_000)));
+    ws.write("docs/p.md", "# P\n\n[f](../src/parens.ts#f) and [g](../src/parens.py#f)\n");
+    let cache = tempfile::tempdir().unwrap();
+    let (status, _) = knit_watched(ws.path(), cache.path(), &["anchors", "record"]);
+    assert_normal_exit(status, "knit anchors record");
+    let report = check_json(&ws, cache.path());
+    let states: Vec<&str> = report["anchors"].as_array().unwrap().iter().map(|a| a["state"].as_str().unwrap()).collect();
+    assert_eq!(states, ["fresh", "fresh"], "{report:#}");
+    // The parentheses are redundant: a formatter removing them all changes nothing.
+    ws.write("src/parens.ts", "export function f(x: number) {\n  return x + 1;\n}\n");
+    assert_eq!(anchor(&check_json(&ws, cache.path()), 3)["state"], "fresh");
+}
+
+#[test]
+fn the_check_deadline_cuts_a_parse_short_inside_the_file() {
+    // tree-sitter-swift recovers from nested `protocol`s (invalid Swift) in quadratic
+    // time: this 500 KB file takes minutes to parse. The check's 500 ms budget must
+    // stop the parse itself (the file was admitted: the budget is checked inside it),
+    // and the anchor is unchecked for the budget, again on the next check (a file cut
+    // short is never cached as a file without declarations).
+    let ws = Ws::new();
+    ws.write("knit.toml", "[check]\nmax_millis = 500\n");
+    ws.write("src/Slow.swift", format!("{}\nfunc shallow() -> Int {{ return 1 }}\n", nest("protocol P { ", "", "}", 36_000)));
+    ws.write("docs/slow.md", "# Slow\n\n[shallow](../src/Slow.swift#shallow())\n");
+    let cache = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let report = check_json(&ws, cache.path());
+        assert_eq!(report["budget"]["files_read"], 1, "the file was admitted: {report:#}");
+        assert_eq!(report["budget"]["limit"], "time", "{report:#}");
+        assert_eq!(report["complete"], false);
+        let a = anchor(&report, 3);
+        assert_eq!(a["state"], "unchecked", "{a:#}");
+        assert_eq!(a["detail"]["reason"], "budget", "{a:#}");
+        assert_eq!(report["unchecked_anchor_ids"][0], "docs/slow.md:3:1");
+    }
+}
+
+#[test]
+fn pack_with_the_deep_file_open_exits_normally() {
+    let ws = deep_workspace();
+    let cache = tempfile::tempdir().unwrap();
+    let (status, out) = knit_watched(ws.path(), cache.path(), &["pack", "--open", "src/deep.ts", "--format", "json"]);
+    assert_eq!(status.code(), Some(0), "knit pack did not exit normally: {status}");
+    let pack: Value = serde_json::from_slice(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out)));
+    assert_eq!(pack["task"]["openBuffers"][0], "src/deep.ts", "{pack:#}");
+}
+
+fn frame(msg: &Value) -> Vec<u8> {
+    let body = msg.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+/// Messages the server writes, parsed, on a channel.
+fn lsp_reader(out: impl Read + Send + 'static) -> Receiver<Value> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(out);
+        loop {
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.strip_prefix("Content-Length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; len];
+            if r.read_exact(&mut body).is_err() || tx.send(serde_json::from_slice(&body).unwrap_or(Value::Null)).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+fn wait_for(rx: &Receiver<Value>, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + WATCHDOG;
+    loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(m) if pred(&m) => return m,
+            Ok(_) => {}
+            // The server died (its stdout closed) or hangs.
+            Err(e) => panic!("no {what}: {e:?}"),
+        }
+    }
+}
+
+#[test]
+fn lsp_first_workspace_scan_survives_the_deep_files() {
+    // Opening the folder is enough: the first scan parses every anchored file.
+    let ws = deep_workspace();
+    let cache = tempfile::tempdir().unwrap();
+    let mut child = Command::new(knit_bin())
+        .args(["lsp", "--stdio"])
+        .current_dir(ws.path())
+        .env("KNIT_CACHE_DIR", cache.path())
+        .env("KNIT_STATE_DIR", cache.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn knit lsp");
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = lsp_reader(child.stdout.take().unwrap());
+    let root_uri = format!("file://{}", ws.path().display());
+    let doc_uri = format!("{root_uri}/docs/deep.md");
+    let mut send = |m: Value| {
+        stdin.write_all(&frame(&m)).unwrap();
+        stdin.flush().unwrap();
+    };
+    send(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": null, "rootUri": root_uri, "capabilities": {},
+        "workspaceFolders": [ { "uri": root_uri, "name": "ws" } ] } }));
+    wait_for(&rx, "initialize result", |m| m["id"] == 1);
+    send(json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }));
+    let diags = wait_for(&rx, "diagnostics of docs/deep.md from the first scan", |m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == doc_uri
+    });
+    let messages: Vec<&str> =
+        diags["params"]["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["message"].as_str()).collect();
+    assert!(messages.iter().any(|m| m.contains("deeper than knit reads")), "{diags:#}");
+    send(json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown" }));
+    wait_for(&rx, "shutdown result", |m| m["id"] == 2);
+    send(json!({ "jsonrpc": "2.0", "method": "exit" }));
+    drop(send);
+    drop(stdin);
+    let status = wait_watched(&mut child, "knit lsp after exit");
+    assert!(status.success(), "knit lsp did not exit cleanly: {status}");
+}
