@@ -91,12 +91,14 @@ async fn session(input: &[u8], exits: bool) {
         Ok(Err(_)) => assert!(exits, "the server stopped (closed its output) without being sent `exit`"),
         Err(_) => panic!("the server did not answer a valid request within {ANSWER_WITHIN:?} after the input"),
     }
-    // End of input: the pump ends, the server follows.
+    // End of input (the reader holds the other handle of the writer): the pump ends, the
+    // server follows.
+    reader.abort();
+    let _ = reader.await;
     drop(writer);
     let abort = server_task.abort_handle();
     let _ = tokio::time::timeout(Duration::from_secs(2), server_task).await;
     abort.abort();
-    reader.abort();
 }
 
 async fn send(writer: &Mutex<WriteHalf<DuplexStream>>, msg: &Value) {

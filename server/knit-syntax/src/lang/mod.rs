@@ -107,6 +107,15 @@ thread_local! {
     static PARSERS: RefCell<HashMap<Lang, Parser>> = RefCell::new(HashMap::new());
 }
 
+/// How much work one parse may do: tree-sitter reports progress once per 100 parser
+/// operations, and a parse may use this many reports per byte of source, plus a floor
+/// for small files. Real code needs a small fraction of a report per byte; error
+/// recovery in some grammars can loop (fuzzing found an 800-byte Kotlin file that kept
+/// tree-sitter-kotlin-ng busy for minutes). Counting operations rather than time keeps
+/// the outcome a function of the text alone, as the content-keyed parse cache requires.
+const PARSE_REPORTS_PER_BYTE: usize = 1;
+const PARSE_REPORTS_FLOOR: usize = 10_000;
+
 fn with_tree<R>(lang: Lang, source: &str, f: impl FnOnce(Option<tree_sitter::Tree>) -> R) -> R {
     PARSERS.with(|cell| {
         let mut map = cell.borrow_mut();
@@ -116,7 +125,22 @@ fn with_tree<R>(lang: Lang, source: &str, f: impl FnOnce(Option<tree_sitter::Tre
             let _ = p.set_language(&spec(lang).grammar());
             p
         });
-        let tree = parser.parse(source, None);
+        let budget = PARSE_REPORTS_FLOOR.saturating_add(source.len().saturating_mul(PARSE_REPORTS_PER_BYTE));
+        let mut reports = 0usize;
+        let mut over_budget = |_: &tree_sitter::ParseState| {
+            reports += 1;
+            reports > budget
+        };
+        let bytes = source.as_bytes();
+        let tree = parser.parse_with_options(
+            &mut |at, _| bytes.get(at..).unwrap_or_default(),
+            None,
+            Some(tree_sitter::ParseOptions::new().progress_callback(&mut over_budget)),
+        );
+        if tree.is_none() {
+            // A cancelled parse would otherwise resume on the parser's next call.
+            parser.reset();
+        }
         f(tree)
     })
 }
