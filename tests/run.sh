@@ -29,6 +29,10 @@ export KNIT_STATE_DIR="${KNIT_STATE_DIR:-$(mktemp -d)}"
 step "cargo build" cargo build --workspace --bins --quiet
 step "cargo test" cargo test --workspace --quiet
 step "knit checks its own docs" ./target/debug/knit check --root "$ROOT"
+# Every cargo-fuzz target for a bounded time (KNIT_FUZZ_SECONDS per target, default 30);
+# fuzz/run.sh installs cargo-fuzz (and a nightly toolchain) when missing, and a crash fails
+# the step with the reproducer's path.
+step "fuzz targets (${KNIT_FUZZ_SECONDS:-30} s each)" bash fuzz/run.sh
 if [ -f tests/formatter/run.sh ]; then
   step "formatter invariance (prettier on real TypeScript)" bash tests/formatter/run.sh "$ROOT/target/debug/knit"
 fi

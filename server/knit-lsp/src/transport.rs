@@ -44,13 +44,19 @@ pub async fn pump<I: AsyncRead + Unpin, O: AsyncWrite + Unpin>(mut input: I, mut
     }
 }
 
-enum Frame {
+/// One step of the framing. Public (hidden) for the fuzz targets under `fuzz/`, which
+/// check the framing on arbitrary bytes; not an API.
+#[doc(hidden)]
+#[derive(Debug, PartialEq, Eq)]
+pub enum Frame {
     Body(Vec<u8>),
     Oversized,
 }
 
-/// Takes the next complete frame off `buf`, dropping garbage before a header.
-fn next_frame(buf: &mut Vec<u8>) -> Option<Frame> {
+/// Takes the next complete frame off `buf`, dropping garbage before a header. What is
+/// left in `buf` is always a suffix of the bytes given so far (only the front is drained).
+#[doc(hidden)]
+pub fn next_frame(buf: &mut Vec<u8>) -> Option<Frame> {
     loop {
         // Re-synchronise on the next header.
         match find(buf, b"Content-Length") {
@@ -102,8 +108,10 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// The frame itself when the framework can decode it, else its replacement.
-fn sanitize(body: &[u8]) -> Vec<u8> {
+/// The frame itself when the framework can decode it, else its replacement (hidden
+/// public for the fuzz targets).
+#[doc(hidden)]
+pub fn sanitize(body: &[u8]) -> Vec<u8> {
     let Ok(text) = std::str::from_utf8(body) else {
         return invalid_frame(Value::Null, ErrorCode::ParseError, "message is not valid UTF-8");
     };

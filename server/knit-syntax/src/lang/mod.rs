@@ -119,8 +119,26 @@ thread_local! {
     static PARSERS: RefCell<HashMap<Lang, Parser>> = RefCell::new(HashMap::new());
 }
 
-/// The syntax tree of `source`; None when the deadline passed during the parse.
-fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Option<Tree> {
+/// How much work one parse may do: tree-sitter reports progress once per 100 parser
+/// operations, and a parse may use this many reports per byte of source, plus a floor
+/// for small files. Real code needs a small fraction of a report per byte; error
+/// recovery in some grammars can loop (fuzzing found an 800-byte Kotlin file that kept
+/// tree-sitter-kotlin-ng busy for minutes). Counting operations rather than time keeps
+/// the outcome a function of the text alone, as the content-keyed parse cache requires.
+const PARSE_REPORTS_PER_BYTE: usize = 1;
+const PARSE_REPORTS_FLOOR: usize = 10_000;
+
+/// Why a parse produced no tree.
+#[derive(Debug)]
+enum NoTree {
+    /// The deadline passed (depends on the clock: never cached).
+    Deadline,
+    /// The work budget ran out (a function of the text: the file reads as broken).
+    OverBudget,
+}
+
+/// The syntax tree of `source`, or why there is none.
+fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<Tree, NoTree> {
     PARSERS.with(|cell| {
         let mut map = cell.borrow_mut();
         let parser = map.entry(lang).or_insert_with(|| {
@@ -129,24 +147,29 @@ fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Option<Tre
             let _ = p.set_language(&spec(lang).grammar());
             p
         });
-        let tree = match deadline {
-            None => parser.parse(source, None),
-            Some(deadline) => {
-                let bytes = source.as_bytes();
-                // tree-sitter calls this every 100 parse operations; true cancels.
-                let mut cancel = |_: &ParseState| Instant::now() >= deadline;
-                parser.parse_with_options(
-                    &mut |i, _| bytes.get(i..).unwrap_or_default(),
-                    None,
-                    Some(ParseOptions::new().progress_callback(&mut cancel)),
-                )
-            }
+        let budget = PARSE_REPORTS_FLOOR.saturating_add(source.len().saturating_mul(PARSE_REPORTS_PER_BYTE));
+        let mut reports = 0usize;
+        let mut late = false;
+        // tree-sitter calls this every 100 parse operations; true cancels.
+        let mut cancel = |_: &ParseState| {
+            reports += 1;
+            late = deadline.is_some_and(|d| Instant::now() >= d);
+            late || reports > budget
         };
-        if tree.is_none() {
-            // A cancelled parser resumes where it stopped on its next call unless reset.
-            parser.reset();
+        let bytes = source.as_bytes();
+        let tree = parser.parse_with_options(
+            &mut |at, _| bytes.get(at..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut cancel)),
+        );
+        match tree {
+            Some(tree) => Ok(tree),
+            None => {
+                // A cancelled parser resumes where it stopped on its next call unless reset.
+                parser.reset();
+                Err(if late { NoTree::Deadline } else { NoTree::OverBudget })
+            }
         }
-        tree
     })
 }
 
@@ -162,9 +185,12 @@ pub struct Work {
 
 pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (FileSyntax, Work) {
     let spec = spec(lang);
-    let Some(tree) = parse_tree(lang, source, deadline) else {
-        // The only way a parse fails with the grammar set: the deadline passed.
-        return (FileSyntax { has_error: true, timed_out: true, ..FileSyntax::default() }, Work::default());
+    let tree = match parse_tree(lang, source, deadline) {
+        Ok(tree) => tree,
+        Err(NoTree::Deadline) => {
+            return (FileSyntax { has_error: true, timed_out: true, ..FileSyntax::default() }, Work::default())
+        }
+        Err(NoTree::OverBudget) => return (FileSyntax { has_error: true, ..FileSyntax::default() }, Work::default()),
     };
     let root = tree.root_node();
     let mut x = Extract::new(source, spec.rules(), root, deadline);
@@ -182,8 +208,8 @@ pub(crate) fn imports(lang: Lang, source: &str) -> Vec<Import> {
     let spec = spec(lang);
     let deadline = Instant::now().checked_add(crate::IMPORTS_PARSE_LIMIT);
     match parse_tree(lang, source, deadline) {
-        Some(t) => spec.imports(t.root_node(), source),
-        None => Vec::new(),
+        Ok(t) => spec.imports(t.root_node(), source),
+        Err(_) => Vec::new(),
     }
 }
 

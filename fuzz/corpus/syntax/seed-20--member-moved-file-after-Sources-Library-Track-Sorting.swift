@@ -1,0 +1,5 @@
+extension Track {
+    func isLonger(than other: Track) -> Bool {
+        return duration > other.duration
+    }
+}

@@ -1,0 +1,23 @@
+import { money } from "./money.js";
+
+export class Cart {
+  constructor(lines) {
+    this.lines = lines;
+  }
+
+  total(rate = 0) {
+    const sum = this.lines.reduce((acc, l) => acc + l.price * l.qty, 0);
+    return rate ? sum + (sum * rate) / 1000 : sum;
+  }
+
+  get size() {
+    return this.lines.length;
+  }
+}
+
+export function discount(total, percent) {
+  const cut = (total * percent) / 100;
+  return cut > total ? 0 : total - cut;
+}
+
+export const vat = () => 20;

@@ -1,0 +1,44 @@
+//! Conformance fixture (003-fresh-comments-rewritten, after state): Rust source that the case's docs anchor.
+use crate::line::Line;
+
+/// A cart: lines and their owner.
+pub struct Cart {
+    lines: Vec<Line>,
+    owner: String,
+}
+
+impl Cart {
+    /// Total with `rate` percent of tax.
+    pub fn total(&self, rate: u32) -> u32 {
+        let sum: u32 = self.lines.iter().map(|l| l.price * l.qty).sum();
+        match rate {
+            // no tax
+            0 => sum, /* as is */
+            r => sum + sum * r / 100,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+}
+
+impl std::fmt::Display for Cart {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{} lines of {}", self.lines.len(), self.owner)
+    }
+}
+
+/* Discount, never below zero. */
+pub fn discount(total: u32, percent: u32) -> u32 {
+    // the cut
+    let cut = total * percent / 100;
+    if cut > total {
+        return 0;
+    }
+    total - cut
+}
+
+pub fn vat() -> u32 {
+    20
+}

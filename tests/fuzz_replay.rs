@@ -1,0 +1,110 @@
+//! Replays every committed fuzz input through the harness its fuzz target runs, on the
+//! stable toolchain with a plain `cargo test`: the seed corpora (`fuzz/corpus/<target>/seed-*`)
+//! and the regressions (`fuzz/regressions/<target>/*`, inputs that once crashed, kept so the
+//! fix stays a fix). The harnesses are `fuzz/src/<target>.rs`, included here as they are.
+//!
+//! Inputs named in `fuzz/regressions/PENDING` are skipped: known crashes whose fix lands
+//! elsewhere (a stack overflow would abort this whole test process). Remove a line there
+//! with the fix that makes its input pass.
+
+#[allow(dead_code)]
+#[path = "../fuzz/src/common.rs"]
+mod common;
+
+#[path = "../fuzz/src/check.rs"]
+mod check;
+#[path = "../fuzz/src/fragment_baseline.rs"]
+mod fragment_baseline;
+#[path = "../fuzz/src/lsp_framing.rs"]
+mod lsp_framing;
+#[path = "../fuzz/src/lsp_session.rs"]
+mod lsp_session;
+#[path = "../fuzz/src/markdown.rs"]
+mod markdown;
+#[path = "../fuzz/src/mcp.rs"]
+mod mcp;
+#[path = "../fuzz/src/syntax.rs"]
+mod syntax;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
+}
+
+/// `target/name` entries of `fuzz/regressions/PENDING` (comments and blank lines ignored).
+fn pending() -> Vec<String> {
+    std::fs::read_to_string(fuzz_dir().join("regressions/PENDING"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+fn inputs(target: &str) -> Vec<PathBuf> {
+    let skip = pending();
+    let mut out = Vec::new();
+    for (dir, seeds_only) in [(fuzz_dir().join("corpus").join(target), true), (fuzz_dir().join("regressions").join(target), false)] {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if (seeds_only && !name.starts_with("seed-")) || skip.contains(&format!("{target}/{name}")) || !e.path().is_file() {
+                continue;
+            }
+            out.push(e.path());
+        }
+    }
+    out.sort();
+    out
+}
+
+fn replay(target: &str, run: fn(&[u8])) {
+    let files = inputs(target);
+    assert!(!files.is_empty(), "no committed input for fuzz target {target}: run fuzz/seed.py");
+    let mut failed = Vec::new();
+    for f in &files {
+        let data = std::fs::read(f).unwrap();
+        if catch_unwind(AssertUnwindSafe(|| run(&data))).is_err() {
+            failed.push(f.display().to_string());
+        }
+    }
+    assert!(failed.is_empty(), "{} of {} inputs of `{target}` fail (panic messages above):\n{}", failed.len(), files.len(), failed.join("\n"));
+}
+
+#[test]
+fn markdown_inputs() {
+    replay("markdown", markdown::run);
+}
+
+#[test]
+fn fragment_baseline_inputs() {
+    replay("fragment_baseline", fragment_baseline::run);
+}
+
+#[test]
+fn syntax_inputs() {
+    replay("syntax", syntax::run);
+}
+
+#[test]
+fn check_inputs() {
+    replay("check", check::run);
+}
+
+#[test]
+fn lsp_framing_inputs() {
+    replay("lsp_framing", lsp_framing::run);
+}
+
+#[test]
+fn lsp_session_inputs() {
+    replay("lsp_session", lsp_session::run);
+}
+
+#[test]
+fn mcp_inputs() {
+    replay("mcp", mcp::run);
+}
