@@ -3,6 +3,7 @@
 #
 #   KNIT_FUZZ_SECONDS   seconds per target (default 30)
 #   KNIT_FUZZ_TARGETS   space-separated targets (default: all of fuzz/Cargo.toml)
+#   KNIT_FUZZ_TOOLCHAIN `stable` forces what a machine without nightly does (CI's case)
 #   KNIT_FUZZ_TARGET_DIR  cargo's target dir (default fuzz/target; under CI, a folder in
 #                       the user's cache that outlives the checkout: the instrumented
 #                       build of every dependency takes tens of minutes on 2 cores, and
@@ -27,8 +28,10 @@ fi
 targets="${KNIT_FUZZ_TARGETS:-$(sed -n 's/^name = "\([a-z_]*\)"$/\1/p' Cargo.toml | grep -v '^knit-fuzz$')}"
 
 # A toolchain cargo-fuzz can build with.
-toolchain=nightly
-if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+toolchain="${KNIT_FUZZ_TOOLCHAIN:-nightly}"
+if [ "$toolchain" = stable ]; then
+  export RUSTC_BOOTSTRAP=1
+elif ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz: no nightly toolchain; installing one (minimal profile)"
   if ! rustup toolchain install nightly --profile minimal >/dev/null 2>&1; then
     echo "fuzz: nightly cannot be installed here; using stable with RUSTC_BOOTSTRAP=1"
