@@ -179,6 +179,11 @@ impl CoChange {
         self.by_path.get(path).map_or(0, Vec::len)
     }
 
+    /// How many commits ago `path` last changed (0: the newest commit), if it ever did.
+    pub fn last_changed(&self, path: &str) -> Option<u32> {
+        self.by_path.get(path).and_then(|c| c.first().copied())
+    }
+
     /// Files changed together with `focus`, best first; `keep` filters candidates (files
     /// that still exist and may be listed).
     pub fn partners(&self, focus: &str, keep: &dyn Fn(&str) -> bool, limit: usize) -> Vec<Partner> {

@@ -41,9 +41,12 @@ pub enum SignalKind {
     Recent,
     /// Changed by past commits whose subject lines match the task.
     PastCommits,
+    /// In the same folder as the focused file (or, for a query, the best lexical hit):
+    /// files sharing its name stem first, then the most recently changed.
+    SameFolder,
 }
 
-pub const SIGNAL_KINDS: [SignalKind; 11] = [
+pub const SIGNAL_KINDS: [SignalKind; 12] = [
     SignalKind::Lexical,
     SignalKind::CoChange,
     SignalKind::Imports,
@@ -55,6 +58,7 @@ pub const SIGNAL_KINDS: [SignalKind; 11] = [
     SignalKind::CoChangeTop,
     SignalKind::Recent,
     SignalKind::PastCommits,
+    SignalKind::SameFolder,
 ];
 
 impl SignalKind {
@@ -75,6 +79,7 @@ impl SignalKind {
             SignalKind::CoChangeTop => "cochangetop",
             SignalKind::Recent => "recent",
             SignalKind::PastCommits => "pastcommits",
+            SignalKind::SameFolder => "samefolder",
         }
     }
 
@@ -140,10 +145,10 @@ pub struct FusionWeights {
 impl Default for FusionWeights {
     fn default() -> Self {
         // Order: lexical, cochange, imports, tests, documents, declares, uses, neartop,
-        // cochangetop, recent, pastcommits.
+        // cochangetop, recent, pastcommits, samefolder.
         FusionWeights {
-            open: Weights { k: 1.0, by_kind: [1.0, 2.0, 0.15, 2.0, 0.3, 0.75, 1.5, 0.0, 1.0, 0.3, 0.0], depth: 40 },
-            query: Weights { k: 1.0, by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.15, 0.5, 0.3, 0.7], depth: 40 },
+            open: Weights { k: 1.0, by_kind: [1.0, 2.0, 0.5, 2.0, 0.15, 0.75, 1.5, 0.15, 1.0, 1.0, 0.0, 0.0], depth: 40 },
+            query: Weights { k: 5.0, by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.15, 0.3, 0.5, 0.5, 0.0], depth: 40 },
         }
     }
 }
@@ -220,7 +225,7 @@ mod tests {
         for p in ["c", "d"] {
             s.push(SignalKind::CoChange, hit(p));
         }
-        let w = Weights { k: 10.0, by_kind: [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], depth: 10 };
+        let w = Weights { k: 10.0, by_kind: [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], depth: 10 };
         let fused = fuse(&s, &w);
         assert_eq!(fused[0].path, "c", "{fused:?}");
         assert_eq!(fused[0].ranks.len(), 2);
@@ -228,7 +233,7 @@ mod tests {
         let order: Vec<&str> = fused.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(order, vec!["c", "a", "b", "d"], "equal contributions tie, broken by path");
         // a zero weight removes a signal entirely
-        let w0 = Weights { by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], ..w };
+        let w0 = Weights { by_kind: [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], ..w };
         assert!(fuse(&s, &w0).iter().all(|f| f.path != "d"));
     }
 }

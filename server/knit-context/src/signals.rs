@@ -29,16 +29,20 @@ const TOP_HITS_FOR_COCHANGE: usize = 3;
 /// Entries kept per signal list.
 const LIST_DEPTH: usize = 60;
 
-/// Which files declare which names (from the index records' keyword scan).
+/// Which files declare which names (from the index records' keyword scan), and which
+/// files each folder holds.
 #[derive(Debug, Default, Clone)]
 pub struct SymbolTable {
     pub declared_by: HashMap<String, Vec<String>>,
+    pub by_folder: HashMap<String, Vec<String>>,
 }
 
 impl SymbolTable {
     pub fn build(records: &[&FileRecord]) -> SymbolTable {
         let mut declared_by: HashMap<String, Vec<String>> = HashMap::new();
+        let mut by_folder: HashMap<String, Vec<String>> = HashMap::new();
         for r in records {
+            by_folder.entry(folder_of(&r.path).to_string()).or_default().push(r.path.clone());
             for name in &r.decls {
                 let list = declared_by.entry(name.clone()).or_default();
                 if list.len() <= MAX_DECLARERS {
@@ -46,8 +50,23 @@ impl SymbolTable {
                 }
             }
         }
-        SymbolTable { declared_by }
+        for files in by_folder.values_mut() {
+            files.sort();
+        }
+        SymbolTable { declared_by, by_folder }
     }
+}
+
+fn folder_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The name stem that related files share: `OrderedSet` of `OrderedSet+Hashable.swift`,
+/// `client` of `client.test.ts` or `client_utils.py`. None when shorter than 3 bytes.
+fn name_stem(path: &str) -> Option<&str> {
+    let name = path.rsplit_once('/').map_or(path, |(_, n)| n);
+    let stem = name.split(['.', '+', '_', '-']).next().unwrap_or("");
+    (stem.len() >= 3).then_some(stem)
 }
 
 /// The focused file as the task sees it.
@@ -121,6 +140,11 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
             s.push(SignalKind::Recent, SignalHit { path: r.path.clone(), reason, relation: None });
         }
     }
+    // The folder of the focused file, else of the best lexical hit.
+    let anchor = inp.focus.as_ref().map(|f| f.path.to_string()).or_else(|| inp.lexical.first().map(|(p, _)| p.clone()));
+    if let Some(anchor) = anchor {
+        same_folder(&mut s, inp, &anchor);
+    }
     // Neighbours of the best lexical hit (the primary-to-be).
     if let Some((top, _)) = inp.lexical.first() {
         let mut near: Vec<(u8, String, String)> = inp
@@ -139,6 +163,35 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
         list.truncate(LIST_DEPTH);
     }
     s
+}
+
+/// Files next to `anchor`: those sharing its name stem first, then by how recently they
+/// changed (never-changed files last), then by path.
+fn same_folder(s: &mut Signals, inp: &Inputs<'_>, anchor: &str) {
+    let Some(files) = inp.symbols.by_folder.get(folder_of(anchor)) else { return };
+    let stem = name_stem(anchor);
+    let mut ranked: Vec<(bool, u32, &String)> = files
+        .iter()
+        .filter(|f| f.as_str() != anchor && (inp.allowed)(f))
+        .map(|f| {
+            let shares = stem.is_some() && name_stem(f) == stem;
+            let last = inp.cochange.and_then(|cc| cc.last_changed(f)).unwrap_or(u32::MAX);
+            (!shares, last, f)
+        })
+        .collect();
+    ranked.sort();
+    for (not_shared, last, path) in ranked.into_iter().take(LIST_DEPTH) {
+        let mut reason = format!("sameFolder: next to {anchor}");
+        if !not_shared {
+            reason.push_str(&format!(", shares the name \"{}\"", stem.unwrap_or_default()));
+        }
+        if last != u32::MAX {
+            // Counted as the recency signal counts: the newest commit is "1 commit ago".
+            let ago = last + 1;
+            reason.push_str(&format!(" (last changed {ago} commit{} ago)", if ago == 1 { "" } else { "s" }));
+        }
+        s.push(SignalKind::SameFolder, SignalHit { path: path.clone(), reason, relation: None });
+    }
 }
 
 /// The relation fact of a co-change with `other` (counts are in the reason).
@@ -248,5 +301,44 @@ fn uses(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>, files_with_term: &
         let verb = if (inp.is_doc)(&path) { "mentions" } else { "uses" };
         let relation = RelationFact { kind: RelationType::Uses, dir: "out".into(), other: focus.path.to_string(), line: None, symbol: names.first().cloned() };
         s.push(SignalKind::Uses, SignalHit { reason: format!("{verb}: {} (declared in {})", names.join(", "), focus.path), path, relation: Some(relation) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::{Kind, Role};
+
+    fn record(path: &str) -> FileRecord {
+        FileRecord { path: path.into(), kind: Kind::Code, role: Role::Impl, title: String::new(), summary: String::new(), mtime_ms: 0, size: 0, hash: String::new(), head_end_line: 0, links: vec![], imports: vec![], skipped: None, decls: vec![] }
+    }
+
+    #[test]
+    fn same_folder_lists_files_sharing_the_name_stem_first_and_never_the_anchor() {
+        let records: Vec<FileRecord> = ["Sources/A/OrderedSet.swift", "Sources/A/Heap.swift", "Sources/A/OrderedSet+Hashable.swift", "Sources/A/Deque.swift", "Sources/B/OrderedSet+Codable.swift"]
+            .into_iter()
+            .map(record)
+            .collect();
+        let refs: Vec<&FileRecord> = records.iter().collect();
+        let symbols = SymbolTable::build(&refs);
+        let graph = RelationGraph::default();
+        let allowed = |p: &str| p != "Sources/A/Heap.swift";
+        let is_doc = |_: &str| false;
+        let inputs = Inputs {
+            focus: Some(Focus { path: "Sources/A/OrderedSet.swift", text: "", declared: &[] }),
+            other_open: vec![],
+            lexical: vec![],
+            terms: &[],
+            graph: &graph,
+            cochange: None,
+            symbols: &symbols,
+            allowed: &allowed,
+            is_doc: &is_doc,
+        };
+        let s = collect(&inputs, &mut |_| Vec::new());
+        let list: Vec<&str> = s.list(SignalKind::SameFolder).iter().map(|h| h.path.as_str()).collect();
+        // Stem first; another folder's file and a file that may not be listed never appear.
+        assert_eq!(list, ["Sources/A/OrderedSet+Hashable.swift", "Sources/A/Deque.swift"]);
+        assert!(s.list(SignalKind::SameFolder)[0].reason.contains("shares the name \"OrderedSet\""), "{:?}", s.list(SignalKind::SameFolder)[0]);
     }
 }
