@@ -476,3 +476,27 @@ fn ignore_files_above_the_root_are_not_read() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(states(&report), vec![("docs/arch.md:3".to_string(), "unrecorded".to_string())], "{report}");
 }
+
+// ---- 7. smaller findings ---------------------------------------------------------------
+
+#[test]
+fn a_line_range_anchor_into_its_own_doc_is_fresh_after_record_and_confirm() {
+    let ws = Ws::new();
+    ws.write("knit.toml", "");
+    ws.write("docs/notes.md", "# Notes\n\nSome text here.\nMore text.\n\nSee [the notes](notes.md#L3-L6).\n");
+    let record = knit_cmd(&ws, &["anchors", "record"]).output().unwrap();
+    assert!(record.status.success(), "{}", String::from_utf8_lossy(&record.stderr));
+    let check = || -> Vec<(String, String)> {
+        let out = knit_cmd(&ws, &["check", "--format", "json"]).output().unwrap();
+        states(&serde_json::from_slice(&out.stdout).unwrap())
+    };
+    // Recording wrote the baseline into line 6, inside the range: still fresh.
+    assert_eq!(check(), vec![("docs/notes.md:6".to_string(), "fresh".to_string())]);
+    let confirm = knit_cmd(&ws, &["anchors", "confirm", "docs/notes.md:6"]).output().unwrap();
+    assert!(confirm.status.success(), "{}", String::from_utf8_lossy(&confirm.stderr));
+    assert_eq!(check(), vec![("docs/notes.md:6".to_string(), "fresh".to_string())]);
+    // A real change inside the range is still seen.
+    let text = ws.read("docs/notes.md").replace("More text.", "Other text.");
+    ws.write("docs/notes.md", &text);
+    assert_eq!(check(), vec![("docs/notes.md:6".to_string(), "stale".to_string())]);
+}

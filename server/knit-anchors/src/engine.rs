@@ -862,12 +862,15 @@ fn lines_now(path: &str, start: u32, end: u32) -> Now {
     }
 }
 
-/// Normalised lines: trimmed (indentation and `\r` gone), blank lines dropped.
+/// Normalised lines: trimmed (indentation and `\r` gone), blank lines dropped, knit
+/// baselines in link titles removed — they are bookkeeping, and a range that holds its
+/// own anchor (a doc quoting its own lines) would otherwise change with every record.
 pub fn lines_fingerprint(lines: &[&str]) -> (Fingerprint, u32) {
     let mut buf = String::new();
     let mut count = 0;
     for l in lines {
-        let t = l.trim();
+        let stripped = strip_baselines(l);
+        let t = stripped.trim();
         if !t.is_empty() {
             buf.push_str(t);
             buf.push('\n');
