@@ -75,6 +75,16 @@ const userData = path.join(tmp, "user-data");
 const extensions = path.join(tmp, "extensions");
 const workspace = path.join(tmp, "example");
 fs.cpSync(path.join(repo, "fixtures/example"), workspace, { recursive: true });
+// One commit of history: the pack's history reasons (recent work, changedWith) appear.
+const git = (...args) =>
+  execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", ...args], {
+    cwd: workspace,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+    stdio: "ignore",
+  });
+git("init", "-q");
+git("add", "-A");
+git("commit", "-qm", "Example workspace");
 fs.mkdirSync(path.join(userData, "User"), { recursive: true });
 fs.writeFileSync(
   path.join(userData, "User/settings.json"),
@@ -231,6 +241,22 @@ try {
   check("Context Pack view lists items", /lang\.ts/.test(viewText), viewText);
   check("Context Pack view shows tiers", /(Primary|Supporting|Related)\s*\d/.test(viewText), viewText);
   check("Context Pack view shows the task", /language registry lookup/.test(viewText), viewText);
+  check("Context Pack view shows a history reason (recent work)", /recent: changed in \d+ of the last/.test(viewText), viewText);
+
+  // expand the last item (its twistie, so nothing opens): every reason is a child row
+  const lastItem = view.locator(".monaco-list-row").filter({ hasText: /^\d+\./ }).last();
+  let expanded = "";
+  if (await lastItem.count()) {
+    await lastItem.locator(".monaco-tl-twistie").click({ timeout: TIMEOUT }).catch(() => {});
+    try {
+      await view.getByText(/changedWith: /).first().waitFor({ timeout: TIMEOUT });
+    } catch {
+      // reported below
+    }
+    expanded = await view.first().innerText().catch(() => "");
+    await page.screenshot({ path: path.join(shots, "context-pack-reasons.png") });
+  }
+  check("an expanded item lists its reasons, co-change among them", /changedWith: \S+ in \d+ of \d+ commits/.test(expanded), expanded);
 
   // pin the first item with its inline action: it moves to the Pinned section
   const row = view.locator(".monaco-list-row").filter({ hasText: /^1\./ }).first();
