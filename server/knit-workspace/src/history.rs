@@ -67,7 +67,7 @@ pub struct History {
 impl History {
     /// Reads the history of the repository holding `root`.
     pub fn read(root: &Path, limits: HistoryLimits) -> Result<History, String> {
-        let repo = open_repository(root)?;
+        let repo = history_repository(root)?;
         let prefix = prefix_in_workdir(&repo, root)?;
         let head = match repo.head_id() {
             Ok(id) => id.detach(),
@@ -89,7 +89,7 @@ impl History {
     /// This history moved to the repository's current HEAD: only commits after the old
     /// HEAD are read when it is an ancestor; a rewritten or switched history is re-read.
     pub fn update(self, root: &Path, limits: HistoryLimits) -> Result<History, String> {
-        let repo = open_repository(root)?;
+        let repo = history_repository(root)?;
         let head = match repo.head_id() {
             Ok(id) => id.detach(),
             Err(_) => return Ok(History { limits: Some(limits), ..History::default() }),
@@ -160,6 +160,17 @@ fn intern(paths: &mut Vec<String>, index: &mut HashMap<String, u32>, p: String) 
     index.insert(p.clone(), i);
     paths.push(p);
     i
+}
+
+/// Decoded objects kept while walking history: each commit's tree is also its child's
+/// parent tree, and neighbouring commits share most subtrees, so a cache spares most
+/// decompression (bounded; gix grows it gradually).
+const HISTORY_OBJECT_CACHE_BYTES: usize = 32 * 1024 * 1024;
+
+fn history_repository(root: &Path) -> Result<gix::Repository, String> {
+    let mut repo = open_repository(root)?;
+    repo.object_cache_size_if_unset(HISTORY_OBJECT_CACHE_BYTES);
+    Ok(repo)
 }
 
 /// Whether `old` is reachable from `new` (bounded walk: a very long way back counts as
