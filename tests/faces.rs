@@ -4,9 +4,9 @@
 //! symbol signals take part. Compared: every tier's paths in order, and each item's
 //! reasons.
 
-use knit_e2e::{knit_bin, Ws};
+use knit_e2e::{knit_bin, lsp_frame, lsp_reader, Ws};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -100,36 +100,12 @@ fn lsp_pack(ws: &Ws) -> Value {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<Value>();
-    std::thread::spawn(move || {
-        let mut r = BufReader::new(stdout);
-        loop {
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if r.read_line(&mut line).unwrap_or(0) == 0 {
-                    return;
-                }
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some(v) = line.strip_prefix("Content-Length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; len];
-            if r.read_exact(&mut body).is_err() || tx.send(serde_json::from_slice(&body).unwrap_or(Value::Null)).is_err() {
-                return;
-            }
-        }
-    });
+    let rx = lsp_reader(stdout);
     let root = ws.path().canonicalize().unwrap();
     let root_uri = format!("file://{}", root.display());
     let file_uri = format!("{root_uri}/src/router.ts");
     let mut send = |v: Value| {
-        let body = v.to_string();
-        stdin.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes()).unwrap();
+        stdin.write_all(&lsp_frame(&v)).unwrap();
         stdin.flush().unwrap();
     };
     send(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":root_uri,"capabilities":{},"workspaceFolders":[{"uri":root_uri,"name":"ws"}]}}));

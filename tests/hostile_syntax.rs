@@ -5,12 +5,12 @@
 //! as `unchecked` (`too_deep`). Every child process runs under a watchdog that kills it
 //! after a minute: a hang detector, not a speed check.
 
-use knit_e2e::{knit_bin, Ws};
+use knit_e2e::{knit_bin, lsp_frame, lsp_reader, Ws};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// A child still running after this is killed (and the test fails).
@@ -188,40 +188,6 @@ fn pack_with_the_deep_file_open_exits_normally() {
     assert_eq!(pack["task"]["openBuffers"][0], "src/deep.ts", "{pack:#}");
 }
 
-fn frame(msg: &Value) -> Vec<u8> {
-    let body = msg.to_string();
-    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
-}
-
-/// Messages the server writes, parsed, on a channel.
-fn lsp_reader(out: impl Read + Send + 'static) -> Receiver<Value> {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        let mut r = BufReader::new(out);
-        loop {
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if r.read_line(&mut line).unwrap_or(0) == 0 {
-                    return;
-                }
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some(v) = line.strip_prefix("Content-Length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; len];
-            if r.read_exact(&mut body).is_err() || tx.send(serde_json::from_slice(&body).unwrap_or(Value::Null)).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
 fn wait_for(rx: &Receiver<Value>, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + WATCHDOG;
     loop {
@@ -254,7 +220,7 @@ fn lsp_first_workspace_scan_survives_the_deep_files() {
     let root_uri = format!("file://{}", ws.path().display());
     let doc_uri = format!("{root_uri}/docs/deep.md");
     let mut send = |m: Value| {
-        stdin.write_all(&frame(&m)).unwrap();
+        stdin.write_all(&lsp_frame(&m)).unwrap();
         stdin.flush().unwrap();
     };
     send(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

@@ -91,3 +91,40 @@ pub fn states(report: &serde_json::Value) -> Vec<(String, String)> {
         .map(|a| (format!("{}:{}", a["doc"].as_str().unwrap(), a["line"]), a["state"].as_str().unwrap().to_string()))
         .collect()
 }
+
+/// One LSP message with its `Content-Length` header.
+pub fn lsp_frame(msg: &serde_json::Value) -> Vec<u8> {
+    let body = msg.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+/// The messages an LSP server writes to `out`, parsed, on a channel (closed when the
+/// server's output ends).
+pub fn lsp_reader(out: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<serde_json::Value> {
+    use std::io::{BufRead, Read};
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut r = std::io::BufReader::new(out);
+        loop {
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.strip_prefix("Content-Length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; len];
+            if r.read_exact(&mut body).is_err() || tx.send(serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null)).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
