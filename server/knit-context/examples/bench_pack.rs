@@ -87,6 +87,15 @@ fn peak_rss_mb() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Current resident memory split as the kernel reports it: (anonymous, file-backed, in MiB).
+/// File-backed pages are the index's memory-mapped segment files: shared with the page
+/// cache and dropped under memory pressure, unlike the anonymous heap.
+fn rss_split_mb() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| status.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_whitespace().nth(1)).and_then(|kb| kb.parse::<f64>().ok()).unwrap_or(0.0) / 1024.0;
+    (field("RssAnon:"), field("RssFile:"))
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -154,7 +163,7 @@ fn main() {
     let mut engine = ContextEngine::open(workspace.path(), options.clone()).expect("open");
     engine.refresh().expect("cold index");
     let cold = t.elapsed();
-    println!("cold index: {:.2} s (baseline read+search every file once: {:.2} s, ratio {:.1}×)", cold.as_secs_f64(), read_all.as_secs_f64(), cold.as_secs_f64() / read_all.as_secs_f64().max(1e-9));
+    println!("cold index: {:.2} s (baseline read+search every file once: {:.2} s, ratio {:.1}×); peak RSS so far {:.0} MiB", cold.as_secs_f64(), read_all.as_secs_f64(), cold.as_secs_f64() / read_all.as_secs_f64().max(1e-9), peak_rss_mb());
 
     // incremental: one file changes
     let changed = workspace.path().join("src/mod3/file3.ts");
@@ -165,7 +174,7 @@ fn main() {
     let t = Instant::now();
     let report = engine.refresh().expect("rescan");
     let rescan = t.elapsed();
-    println!("incremental: file_changed {:.1} ms; full rescan with nothing to do {:.1} ms ({} updated)", ms(one_file), ms(rescan), report.updated);
+    println!("incremental: file_changed {:.1} ms; full rescan with nothing to do {:.1} ms ({} updated); peak RSS so far {:.0} MiB", ms(one_file), ms(rescan), report.updated, peak_rss_mb());
 
     // reopen: a second process loads the committed index
     drop(engine);
@@ -174,7 +183,7 @@ fn main() {
     let reopen = t.elapsed();
     let t = Instant::now();
     engine.refresh().expect("warm scan");
-    println!("warm open {:.0} ms + scan {:.0} ms (CLI start-up path)", ms(reopen), ms(t.elapsed()));
+    println!("warm open {:.0} ms + scan {:.0} ms (CLI start-up path); peak RSS so far {:.0} MiB", ms(reopen), ms(t.elapsed()), peak_rss_mb());
 
     // pack latency over queries of 2–4 mid-frequency words
     let mut latencies = Vec::with_capacity(queries);
@@ -185,7 +194,12 @@ fn main() {
         query_words.push(words);
     }
     let mut packed_total = 0;
-    for words in &query_words {
+    let before_packs = rss_split_mb();
+    for (i, words) in query_words.iter().enumerate() {
+        if i == 1 || i == queries / 2 {
+            let (a, f) = rss_split_mb();
+            println!("  rss after {i} pack(s): {a:.0} MiB heap + {f:.0} MiB mapped (before the first: {:.0} + {:.0})", before_packs.0, before_packs.1);
+        }
         let params = PackParams { query: Some(QueryParam::Text(words.join(" "))), ..Default::default() };
         let t = Instant::now();
         let result = engine.pack(&params, &TaskInput::default(), &NoAnchorFacts).expect("pack");
@@ -194,6 +208,9 @@ fn main() {
     }
     latencies.sort();
     let (p50, p95) = (percentile(&latencies, 0.5), percentile(&latencies, 0.95));
+    // The engine's peak, before the in-process scan baseline below reads the tree.
+    let engine_peak = peak_rss_mb();
+    let (anon, file) = rss_split_mb();
 
     // baselines per query
     let sample: Vec<&Vec<String>> = query_words.iter().take(20).collect();
@@ -211,6 +228,6 @@ fn main() {
     }
     println!("  baseline read-every-file substring scan: p50 {:.1} ms → pack p50 is {:.3}× of the scan", ms(scan_p50), ms(p50) / ms(scan_p50).max(1e-9));
     let stats = engine.index_stats();
-    println!("index: {} docs, {} code; peak RSS (VmHWM) {:.0} MiB", stats.docs, stats.code, peak_rss_mb());
-    println!("targets: pack p95 ≤ 20 ms → {}; RSS ≤ 300 MiB → {}", if ms(p95) <= 20.0 { "met" } else { "MISSED" }, if peak_rss_mb() <= 300.0 { "met" } else { "MISSED" });
+    println!("index: {} docs, {} code; peak RSS (VmHWM) of the engine {:.0} MiB (with the scan baseline: {:.0} MiB); after the packs: {anon:.0} MiB heap + {file:.0} MiB mapped index files", stats.docs, stats.code, engine_peak, peak_rss_mb());
+    println!("targets: pack p95 ≤ 20 ms → {}; RSS ≤ 300 MiB → {}; cold index ≤ 3 s → {}", if ms(p95) <= 20.0 { "met" } else { "MISSED" }, if engine_peak <= 300.0 { "met" } else { "MISSED" }, if cold.as_secs_f64() <= 3.0 { "met" } else { "MISSED" });
 }

@@ -31,29 +31,65 @@ const LIST_DEPTH: usize = 60;
 
 /// Which files declare which names (from the index records' keyword scan), and which
 /// files each folder holds.
+///
+/// Compact on purpose: a workspace of 10 000 files declares some 350 000 names, and a map
+/// from each name to its files' paths took ~90 MB. Here a name is its 64-bit hash, kept
+/// with a file number in one sorted vector (~16 bytes a declaration). Two names sharing a
+/// hash would link a file wrongly; among a million names the chance is ~3·10⁻⁸.
 #[derive(Debug, Default, Clone)]
 pub struct SymbolTable {
-    pub declared_by: HashMap<String, Vec<String>>,
-    pub by_folder: HashMap<String, Vec<String>>,
+    paths: Vec<String>,
+    /// (name hash, index into `paths`), sorted; names declared by more than
+    /// `MAX_DECLARERS` files are left out (they say nothing about which file is meant).
+    declared: Vec<(u64, u32)>,
+    by_folder: HashMap<String, Vec<u32>>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // SipHash with fixed keys: the same on every run.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut h);
+    h.finish()
 }
 
 impl SymbolTable {
     pub fn build(records: &[&FileRecord]) -> SymbolTable {
-        let mut declared_by: HashMap<String, Vec<String>> = HashMap::new();
-        let mut by_folder: HashMap<String, Vec<String>> = HashMap::new();
+        let mut paths = Vec::with_capacity(records.len());
+        let mut declared: Vec<(u64, u32)> = Vec::new();
+        let mut by_folder: HashMap<String, Vec<u32>> = HashMap::new();
         for r in records {
-            by_folder.entry(folder_of(&r.path).to_string()).or_default().push(r.path.clone());
-            for name in &r.decls {
-                let list = declared_by.entry(name.clone()).or_default();
-                if list.len() <= MAX_DECLARERS {
-                    list.push(r.path.clone());
-                }
+            let i = paths.len() as u32;
+            paths.push(r.path.clone());
+            by_folder.entry(folder_of(&r.path).to_string()).or_default().push(i);
+            declared.extend(r.decls.iter().map(|name| (name_hash(name), i)));
+        }
+        declared.sort_unstable();
+        declared.dedup();
+        // Drop the names too many files declare.
+        let mut kept = Vec::with_capacity(declared.len());
+        for group in declared.chunk_by(|a, b| a.0 == b.0) {
+            if group.len() <= MAX_DECLARERS {
+                kept.extend_from_slice(group);
             }
         }
+        kept.shrink_to_fit();
         for files in by_folder.values_mut() {
-            files.sort();
+            files.sort_by(|&a, &b| paths[a as usize].cmp(&paths[b as usize]));
         }
-        SymbolTable { declared_by, by_folder }
+        SymbolTable { paths, declared: kept, by_folder }
+    }
+
+    /// The files declaring `name` (none when more than `MAX_DECLARERS` do), by path.
+    pub fn declarers(&self, name: &str) -> Vec<&str> {
+        let h = name_hash(name);
+        let start = self.declared.partition_point(|&(x, _)| x < h);
+        self.declared[start..].iter().take_while(|&&(x, _)| x == h).map(|&(_, i)| self.paths[i as usize].as_str()).collect()
+    }
+
+    /// The files of `folder` (`""`: the root), sorted by path.
+    pub fn in_folder(&self, folder: &str) -> Vec<&str> {
+        self.by_folder.get(folder).map(|ids| ids.iter().map(|&i| self.paths[i as usize].as_str()).collect()).unwrap_or_default()
     }
 }
 
@@ -168,11 +204,11 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
 /// Files next to `anchor`: those sharing its name stem first, then by how recently they
 /// changed (never-changed files last), then by path.
 fn same_folder(s: &mut Signals, inp: &Inputs<'_>, anchor: &str) {
-    let Some(files) = inp.symbols.by_folder.get(folder_of(anchor)) else { return };
+    let files = inp.symbols.in_folder(folder_of(anchor));
     let stem = name_stem(anchor);
-    let mut ranked: Vec<(bool, u32, &String)> = files
-        .iter()
-        .filter(|f| f.as_str() != anchor && (inp.allowed)(f))
+    let mut ranked: Vec<(bool, u32, &str)> = files
+        .into_iter()
+        .filter(|f| *f != anchor && (inp.allowed)(f))
         .map(|f| {
             let shares = stem.is_some() && name_stem(f) == stem;
             let last = inp.cochange.and_then(|cc| cc.last_changed(f)).unwrap_or(u32::MAX);
@@ -190,7 +226,7 @@ fn same_folder(s: &mut Signals, inp: &Inputs<'_>, anchor: &str) {
             let ago = last + 1;
             reason.push_str(&format!(" (last changed {ago} commit{} ago)", if ago == 1 { "" } else { "s" }));
         }
-        s.push(SignalKind::SameFolder, SignalHit { path: path.clone(), reason, relation: None });
+        s.push(SignalKind::SameFolder, SignalHit { path: path.to_string(), reason, relation: None });
     }
 }
 
@@ -249,8 +285,8 @@ fn declares(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>) {
         if own.contains(name.as_str()) {
             continue;
         }
-        let Some(files) = inp.symbols.declared_by.get(&name) else { continue };
-        if files.len() > MAX_DECLARERS {
+        let files = inp.symbols.declarers(&name);
+        if files.is_empty() {
             continue;
         }
         let weight = 1.0 / files.len() as f32;
@@ -258,7 +294,7 @@ fn declares(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>) {
             if f == focus.path || !(inp.allowed)(f) {
                 continue;
             }
-            let e = found.entry(f.clone()).or_default();
+            let e = found.entry(f.to_string()).or_default();
             e.0 += weight;
             if e.1.len() < 4 {
                 e.1.push(name.clone());
@@ -311,6 +347,22 @@ mod tests {
 
     fn record(path: &str) -> FileRecord {
         FileRecord { path: path.into(), kind: Kind::Code, role: Role::Impl, title: String::new(), summary: String::new(), mtime_ms: 0, size: 0, hash: String::new(), head_end_line: 0, links: vec![], imports: vec![], skipped: None, decls: vec![] }
+    }
+
+    #[test]
+    fn the_symbol_table_finds_declarers_and_drops_names_declared_everywhere() {
+        let mut records: Vec<FileRecord> = (0..7).map(|i| record(&format!("src/f{i}.ts"))).collect();
+        records[2].decls = vec!["parseConfig".into(), "parseConfig".into(), "init".into()];
+        records[5].decls = vec!["parseConfig".into(), "init".into()];
+        for r in records.iter_mut() {
+            r.decls.push("init".into()); // seven files: too many to say which is meant
+        }
+        let refs: Vec<&FileRecord> = records.iter().collect();
+        let table = SymbolTable::build(&refs);
+        assert_eq!(table.declarers("parseConfig"), ["src/f2.ts", "src/f5.ts"]);
+        assert!(table.declarers("init").is_empty());
+        assert!(table.declarers("missing").is_empty());
+        assert_eq!(table.in_folder("src").len(), 7);
     }
 
     #[test]
