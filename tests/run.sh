@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the Rust workspace (unit, conformance, LSP, MCP,
-# context evaluation), knit checking its own docs, formatter invariance on real
+# context evaluation, hostile inputs, the LSP soak, fuzz regressions), knit checking its
+# own docs, every fuzz target for a bounded time, formatter invariance on real
 # TypeScript, and the editor clients. Installs what the tests need when run as root on
 # a fresh Debian machine (CI does exactly this through .ci/run).
 set -uo pipefail
