@@ -351,6 +351,11 @@ impl<'s, 't> Extract<'s, 't> {
         if self.clock.tick(1) {
             return None;
         }
+        if d.name.trim().is_empty() {
+            // A name the parser invented while recovering from an error (a MISSING
+            // identifier): nothing a fragment could designate. Fuzzing found one in Kotlin.
+            return None;
+        }
         let container = parent.map(|p| p.name());
         let depth = parent.map_or(0, |p| p.0.depth) + 1;
         let (Some(first), Some(last)) = (d.nodes.first().copied(), d.nodes.last().copied()) else {
