@@ -33,7 +33,7 @@ if [ "$toolchain" = stable ]; then
   export RUSTC_BOOTSTRAP=1
 elif ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz: no nightly toolchain; installing one (minimal profile)"
-  if ! rustup toolchain install nightly --profile minimal >/dev/null 2>&1; then
+  if ! timeout 300 rustup toolchain install nightly --profile minimal >/dev/null 2>&1; then
     echo "fuzz: nightly cannot be installed here; using stable with RUSTC_BOOTSTRAP=1"
     toolchain=stable
     export RUSTC_BOOTSTRAP=1
