@@ -34,8 +34,10 @@ if [ "$toolchain" = stable ]; then
 elif ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz: no nightly toolchain; installing one (minimal profile)"
   if ! timeout 300 rustup toolchain install nightly --profile minimal >/dev/null 2>&1; then
-    echo "fuzz: nightly cannot be installed here; using stable with RUSTC_BOOTSTRAP=1"
-    toolchain=stable
+    # The machine's default toolchain, whatever its name (stable, or a pinned version).
+    toolchain="$(rustup default 2>/dev/null | cut -d' ' -f1)"
+    toolchain="${toolchain:-stable}"
+    echo "fuzz: nightly cannot be installed here; using $toolchain with RUSTC_BOOTSTRAP=1"
     export RUSTC_BOOTSTRAP=1
   fi
 fi
