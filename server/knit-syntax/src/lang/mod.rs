@@ -351,9 +351,11 @@ impl<'s, 't> Extract<'s, 't> {
         if self.clock.tick(1) {
             return None;
         }
-        if d.name.trim().is_empty() {
-            // A name the parser invented while recovering from an error (a MISSING
-            // identifier): nothing a fragment could designate. Fuzzing found one in Kotlin.
+        if d.name.trim().is_empty() || d.name.trim() != d.name || d.name.chars().any(char::is_control) {
+            // A name the parser made up while recovering from an error (a MISSING
+            // identifier, or text swept into the name node): nothing a fragment could
+            // designate. Fuzzing found both. Blanks inside a name stay (Kotlin's and
+            // Swift's backticked names).
             return None;
         }
         let container = parent.map(|p| p.name());
