@@ -5,10 +5,10 @@
 //! declarations (TypeScript adds declarators sharing one `var` and tiny members under
 //! long qualified names), and reports for each: a cold `check` of a doc anchoring the
 //! file, a parse-only pass of the same file in the same run, their ratio, and the peak
-//! RSS of each (the parse-only peak is what tree-sitter's tree alone costs). Each case
-//! runs in its own process (this binary, `--case NAME`) so that peak RSS (VmHWM, reset
-//! between the two phases) belongs to that case alone, and a case that hangs is killed
-//! and reported.
+//! RSS of each (the parse-only peak is what tree-sitter's tree alone costs). Each phase of
+//! each case runs in its own process (this binary, `--case NAME --phase parse|check`), so
+//! that peak RSS (VmHWM) belongs to that phase alone, and a case that hangs is killed and
+//! reported.
 
 use clap::Args;
 use knit_anchors::{check, CheckConfig, CheckOptions, DeclCache, MemTree};
@@ -34,6 +34,48 @@ pub struct PathologicalBench {
     /// Internal: run this one case here and print its figures as a JSON line.
     #[arg(long, hide = true)]
     case: Option<String>,
+    /// Internal, with `--case`: which phase (`parse` or `check`).
+    #[arg(long, hide = true, default_value = "check")]
+    phase: String,
+}
+
+/// How one child process ended.
+enum Outcome {
+    Figures(serde_json::Value),
+    Hang,
+    Failed(String),
+}
+
+/// Runs one phase of one case in a child process, killed after `b.timeout` seconds.
+fn run_child(exe: &std::path::Path, name: &str, phase: &str, b: &PathologicalBench) -> anyhow::Result<Outcome> {
+    let mut child = Command::new(exe)
+        .args(["bench", "pathological", "--case", name, "--phase", phase, "--runs", &b.runs.to_string(), "--bytes", &b.bytes.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut out = child.stdout.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(b.timeout);
+    let status = loop {
+        if let Some(s) = child.try_wait()? {
+            break s;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(Outcome::Hang);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let line = reader.join().unwrap_or_default();
+    Ok(match serde_json::from_str::<serde_json::Value>(line.trim()) {
+        Ok(f) if status.success() => Outcome::Figures(f),
+        _ => Outcome::Failed(format!("{phase}: {status}")),
+    })
 }
 
 /// A language as the generators need it.
@@ -157,34 +199,15 @@ pub fn run(b: &PathologicalBench) -> anyhow::Result<u8> {
     let mut worst_mb: (f64, String) = (0.0, String::new());
     let mut failed = Vec::new();
     for name in &list {
-        let mut child = Command::new(&exe)
-            .args(["bench", "pathological", "--case", name, "--runs", &b.runs.to_string(), "--bytes", &b.bytes.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
-        let mut out = child.stdout.take().expect("piped");
-        let reader = std::thread::spawn(move || {
-            let mut s = String::new();
-            let _ = out.read_to_string(&mut s);
-            s
-        });
-        let deadline = Instant::now() + Duration::from_secs(b.timeout);
-        let status = loop {
-            if let Some(s) = child.try_wait()? {
-                break Some(s);
-            }
-            if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        let parse = run_child(&exe, name, "parse", b)?;
+        let checked = match &parse {
+            Outcome::Figures(_) => run_child(&exe, name, "check", b)?,
+            Outcome::Hang => Outcome::Hang,
+            Outcome::Failed(e) => Outcome::Failed(e.clone()),
         };
-        let line = reader.join().unwrap_or_default();
-        let figures: Option<serde_json::Value> = serde_json::from_str(line.trim()).ok();
-        match (status, figures) {
-            (Some(s), Some(f)) if s.success() => {
-                let num = |k: &str| f[k].as_f64().unwrap_or(f64::NAN);
+        match (parse, checked) {
+            (Outcome::Figures(p), Outcome::Figures(f)) => {
+                let num = |k: &str| f[k].as_f64().or_else(|| p[k].as_f64()).unwrap_or(f64::NAN);
                 let (parse, chk, rss) = (num("parse_ms"), num("check_ms"), num("peak_rss_mb"));
                 println!(
                     "{:<24} {:>9} {:>8.1} ms {:>7.1} ms {:>6.2}x {:>6.0} MiB {:>6.0} MiB {:>7} {:>8}  {}",
@@ -206,11 +229,11 @@ pub fn run(b: &PathologicalBench) -> anyhow::Result<u8> {
                     worst_mb = (rss, name.clone());
                 }
             }
-            (None, _) => {
+            (_, Outcome::Hang) | (Outcome::Hang, _) => {
                 println!("{name:<24} killed after {} s (a hang)", b.timeout);
                 failed.push(name.clone());
             }
-            (Some(s), _) => {
+            (_, Outcome::Failed(s)) | (Outcome::Failed(s), _) => {
                 println!("{name:<24} failed: {s}");
                 failed.push(name.clone());
             }
@@ -235,13 +258,8 @@ fn peak_rss_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-/// Lowers the peak RSS mark to the current RSS (Linux: `5` in clear_refs), so the next
-/// reading is the peak of what runs in between.
-fn reset_peak_rss() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
-
-/// One case, in this process: prints `{bytes, parse_ms, check_ms, peak_rss_mb, …}`.
+/// One phase of one case, in this process: prints `{bytes, parse_ms, parse_rss_mb}` or
+/// `{bytes, check_ms, peak_rss_mb, declarations, too_deep, state}`.
 fn run_case(name: &str, b: &PathologicalBench) -> anyhow::Result<u8> {
     let (key, kind) = name.split_once('/').ok_or_else(|| anyhow::anyhow!("case names are language/kind"))?;
     let l = LANGUAGES.iter().find(|l| l.key == key).ok_or_else(|| anyhow::anyhow!("unknown language {key}"))?;
@@ -253,18 +271,19 @@ fn run_case(name: &str, b: &PathologicalBench) -> anyhow::Result<u8> {
     tree.insert("docs/case.md", format!("# Case\n\n[shallow](../{}#{})\n", l.path, l.fragment));
     let docs = vec!["docs/case.md".to_string()];
     let runs = b.runs.max(1);
-    reset_peak_rss();
-    let parse = median(
-        (0..runs)
-            .map(|_| {
-                let t = Instant::now();
-                std::hint::black_box(knit_syntax::lang::parse_only(lang, &text));
-                t.elapsed()
-            })
-            .collect(),
-    );
-    let parse_rss = peak_rss_mb();
-    reset_peak_rss();
+    if b.phase == "parse" {
+        let parse = median(
+            (0..runs)
+                .map(|_| {
+                    let t = Instant::now();
+                    std::hint::black_box(knit_syntax::lang::parse_only(lang, &text));
+                    t.elapsed()
+                })
+                .collect(),
+        );
+        println!("{}", serde_json::json!({"bytes": text.len(), "parse_ms": parse.as_secs_f64() * 1000.0, "parse_rss_mb": peak_rss_mb()}));
+        return Ok(0);
+    }
     let mut state = String::new();
     let check_time = median(
         (0..runs)
@@ -283,9 +302,7 @@ fn run_case(name: &str, b: &PathologicalBench) -> anyhow::Result<u8> {
     let syntax = knit_syntax::parse(lang, &text);
     let figures = serde_json::json!({
         "bytes": text.len(),
-        "parse_ms": parse.as_secs_f64() * 1000.0,
         "check_ms": check_time.as_secs_f64() * 1000.0,
-        "parse_rss_mb": parse_rss,
         "peak_rss_mb": check_rss,
         "declarations": syntax.declarations.len(),
         "too_deep": syntax.too_deep.len(),
