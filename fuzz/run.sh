@@ -12,7 +12,7 @@
 # Installs what it needs: a nightly toolchain (rustup, minimal profile) when there is none
 # — or, when none can be had, the stable one with RUSTC_BOOTSTRAP=1, which accepts the
 # -Z flags cargo-fuzz passes — and cargo-fuzz (`cargo install cargo-fuzz --locked`).
-# Each target starts from its committed seeds (corpus/<target>/seed-*) plus whatever corpus
+# Each target starts from seeds made from fixtures/ (seed.py → corpus/<target>/seed-*) plus whatever corpus
 # earlier local runs left, with hangs (>10 s per input) and memory blow-ups (>2 GiB)
 # counted as crashes. A crash fails the script and prints the reproducer's path and the
 # command that replays it.
@@ -46,6 +46,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo "+$toolchain" install cargo-fuzz --locked --quiet || { echo "fuzz: cannot install cargo-fuzz"; exit 1; }
 fi
 
+python3 seed.py || { echo "fuzz: cannot make the seed corpora (python3 fuzz/seed.py)"; exit 1; }
 echo "fuzz: building the targets ($(rustup run "$toolchain" rustc --version))"
 cargo "+$toolchain" fuzz build --target-dir "$target_dir" || { echo "fuzz: build failed"; exit 1; }
 

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of knit's fuzz targets into fuzz/corpus/<target>/seed-*, from
-the repository's fixtures: docs, sources of every language, anchor cases (doc + source),
+"""Writes the seed corpora of knit's fuzz targets into <OUT>/<target>/seed-* (default
+OUT: fuzz/corpus), from the repository's fixtures: docs, sources of every language, anchor cases (doc + source),
 LSP sessions over fixtures/lsp/basic and MCP sessions over fixtures/example.
 
 Deterministic (same fixtures, same seeds) and small: at most PER_TARGET files per target,
 each at most MAX_BYTES. Run it after changing fixtures; the fuzzers' own corpus entries
-(hash names) are not committed.
+(hash names) are not committed, and neither are the seeds: they are copies of fixtures,
+made where they are needed (fuzz/run.sh before fuzzing, tests/fuzz_replay.rs before
+replaying).
+
+Usage: fuzz/seed.py [OUT]
 """
 import hashlib
 import json
@@ -28,8 +32,11 @@ def files(pattern, under=FIX):
     return sorted(p for p in under.rglob(pattern) if p.is_file() and p.stat().st_size <= MAX_BYTES)
 
 
+OUT = FUZZ / "corpus"
+
+
 def write(target, seeds):
-    out = FUZZ / "corpus" / target
+    out = OUT / target
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("seed-*"):
         old.unlink()
@@ -45,7 +52,8 @@ def write(target, seeds):
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)[-60:].replace(".md", "-md")
         (out / f"seed-{kept:02}-{safe}").write_bytes(data)
         kept += 1
-    print(f"{target}: {kept} seeds")
+    if kept == 0:
+        sys.exit(f"no seeds for {target}: are the fixtures there?")
 
 
 def spread(paths, n):
@@ -185,6 +193,9 @@ def mcp_seeds():
 
 
 def main():
+    global OUT
+    if len(sys.argv) > 1:
+        OUT = Path(sys.argv[1])
     write("markdown", markdown_seeds())
     write("fragment_baseline", fragment_seeds())
     write("syntax", syntax_seeds())

@@ -1,7 +1,7 @@
-//! Replays every committed fuzz input through the harness its fuzz target runs, on the
-//! stable toolchain with a plain `cargo test`: the seed corpora (`fuzz/corpus/<target>/seed-*`)
-//! and the regressions (`fuzz/regressions/<target>/*`, inputs that once crashed, kept so the
-//! fix stays a fix). The harnesses are `fuzz/src/<target>.rs`, included here as they are.
+//! Replays fuzz inputs through the harness its fuzz target runs, on the stable toolchain
+//! with a plain `cargo test`: the seed corpora, made from `fixtures/` by `fuzz/seed.py` into
+//! a temporary folder (the same seeds the fuzzers start from), and the regressions
+//! (`fuzz/regressions/<target>/*`, inputs that once crashed, kept so the fix stays a fix). The harnesses are `fuzz/src/<target>.rs`, included here as they are.
 //!
 //! Inputs named in `fuzz/regressions/PENDING` are skipped: known crashes whose fix lands
 //! elsewhere (a stack overflow would abort this whole test process). Remove a line there
@@ -28,6 +28,7 @@ mod syntax;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
@@ -44,10 +45,23 @@ fn pending() -> Vec<String> {
         .collect()
 }
 
+/// The seed corpora, made once per test run by `fuzz/seed.py` (python3).
+fn seeds_dir() -> &'static Path {
+    static SEEDS: OnceLock<tempfile::TempDir> = OnceLock::new();
+    SEEDS
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let out = std::process::Command::new("python3").arg(fuzz_dir().join("seed.py")).arg(dir.path()).output().expect("python3 (fuzz/seed.py makes the seed corpora)");
+            assert!(out.status.success(), "fuzz/seed.py failed: {}", String::from_utf8_lossy(&out.stderr));
+            dir
+        })
+        .path()
+}
+
 fn inputs(target: &str) -> Vec<PathBuf> {
     let skip = pending();
     let mut out = Vec::new();
-    for (dir, seeds_only) in [(fuzz_dir().join("corpus").join(target), true), (fuzz_dir().join("regressions").join(target), false)] {
+    for (dir, seeds_only) in [(seeds_dir().join(target), true), (fuzz_dir().join("regressions").join(target), false)] {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
@@ -63,7 +77,7 @@ fn inputs(target: &str) -> Vec<PathBuf> {
 
 fn replay(target: &str, run: fn(&[u8])) {
     let files = inputs(target);
-    assert!(!files.is_empty(), "no committed input for fuzz target {target}: run fuzz/seed.py");
+    assert!(!files.is_empty(), "no input for fuzz target {target}");
     let mut failed = Vec::new();
     for f in &files {
         let data = std::fs::read(f).unwrap();

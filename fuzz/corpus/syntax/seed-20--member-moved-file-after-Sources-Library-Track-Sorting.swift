@@ -1,5 +1,0 @@
-extension Track {
-    func isLonger(than other: Track) -> Bool {
-        return duration > other.duration
-    }
-}
