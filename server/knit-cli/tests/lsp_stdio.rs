@@ -2,8 +2,9 @@
 //! open a doc, get its diagnostics, survive a malformed frame, hover, shut down and exit
 //! with status 0.
 
+use knit_e2e::{lsp_frame as frame, lsp_reader as reader};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -23,41 +24,6 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn frame(msg: &Value) -> Vec<u8> {
-    let body = msg.to_string();
-    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
-}
-
-fn reader(out: impl Read + Send + 'static) -> Receiver<Value> {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        let mut r = BufReader::new(out);
-        loop {
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if r.read_line(&mut line).unwrap_or(0) == 0 {
-                    return;
-                }
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some(v) = line.strip_prefix("Content-Length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0u8; len];
-            if r.read_exact(&mut body).is_err() {
-                return;
-            }
-            if tx.send(serde_json::from_slice(&body).unwrap_or(Value::Null)).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
 
 fn wait_for(rx: &Receiver<Value>, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + WAIT;
