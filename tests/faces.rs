@@ -4,24 +4,11 @@
 //! symbol signals take part. Compared: every tier's paths in order, and each item's
 //! reasons.
 
-use knit_e2e::{knit_bin, lsp_frame, lsp_reader, Ws};
+use knit_e2e::{git, knit_bin, lsp_frame, lsp_reader, Ws};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn git(ws: &Ws, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"])
-        .args(args)
-        .current_dir(ws.path())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
-}
 
 fn project() -> Ws {
     let ws = Ws::new();
@@ -31,13 +18,13 @@ fn project() -> Ws {
     ws.write("src/config.ts", "export const timeoutMillis = 1000\n");
     ws.write("docs/routing.md", "# Routing\n\nHow [matchRoute](../src/router.ts#matchRoute) splits paths into routes.\n");
     ws.write("docs/changelog.md", "# Changelog\n\nNothing yet.\n");
-    git(&ws, &["init", "-q"]);
-    git(&ws, &["add", "-A"]);
-    git(&ws, &["commit", "-qm", "init"]);
+    git(ws.path(), &["init", "-q"]);
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "-qm", "init"]);
     for i in 0..3 {
         ws.write("src/router.ts", format!("export function matchRoute(path: string) {{\n  return path.split('/').slice({i})\n}}\n"));
         ws.write("docs/changelog.md", format!("# Changelog\n\nRouting change {i}.\n"));
-        git(&ws, &["commit", "-qam", "routing change"]);
+        git(ws.path(), &["commit", "-qam", "routing change"]);
     }
     ws
 }

@@ -8,7 +8,7 @@
 //! milliseconds); they detect hangs and runaway super-linear costs, they are not
 //! performance assertions — the figures live in `knit bench`.
 
-use knit_e2e::{knit_bin, states, Ws};
+use knit_e2e::{git, knit_bin, knit_cmd, states, Ws};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -51,24 +51,6 @@ fn wait_with_watchdog(mut child: Child, what: &str) -> Output {
             None => std::thread::sleep(Duration::from_millis(20)),
         }
     }
-}
-
-fn knit_cmd(ws: &Ws, args: &[&str]) -> Command {
-    let mut c = Command::new(knit_bin());
-    c.args(args).current_dir(ws.path()).env("KNIT_CACHE_DIR", ws.cache_path()).env("KNIT_STATE_DIR", ws.cache_path());
-    c
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 // ---- 1. writes outside the root ----------------------------------------------------

@@ -128,3 +128,23 @@ pub fn lsp_reader(out: impl std::io::Read + Send + 'static) -> std::sync::mpsc::
     });
     rx
 }
+
+/// `knit ARGS` in the workspace, with its cache and state folders inside the test's.
+pub fn knit_cmd(ws: &Ws, args: &[&str]) -> Command {
+    let mut c = Command::new(knit_bin());
+    c.args(args).current_dir(ws.path()).env("KNIT_CACHE_DIR", ws.cache_path()).env("KNIT_STATE_DIR", ws.cache_path());
+    c
+}
+
+/// `git ARGS` in `dir`, isolated from the user's and the system's configuration and hooks.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
