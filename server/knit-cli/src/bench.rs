@@ -366,6 +366,14 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
     println!("  non-fresh anchors after record (must be 0): {non_fresh}");
     println!("  parse-only pass ({threads} threads): {:>9.1} ms", ms(parse_par));
     println!("  parse-only pass (1 thread):   {:>9.1} ms", ms(parse_seq));
+    // How close real code comes to the parse work budget (knit_syntax's
+    // PARSE_REPORTS_PER_BYTE_DIV: one progress report per 10 bytes).
+    let (worst_rate, worst_file) = code
+        .iter()
+        .filter(|(_, text)| text.len() >= 200)
+        .filter_map(|(p, text)| Lang::from_path(p).map(|l| (knit_syntax::lang::parse_reports(l, text) as f64 / text.len() as f64, p.as_str())))
+        .fold((0.0, ""), |best, x| if x.0 > best.0 { x } else { best });
+    println!("  parse work: at most {worst_rate:.3} progress reports per byte ({worst_file}); the budget allows 0.1");
     println!("  parse + declarations (1 thread):{:>7.1} ms  = {:.2}x parse-only (1 thread)", ms(extract_seq), ms(extract_seq) / ms(parse_seq));
     println!("  cold check:                   {:>9.1} ms  = {:.2}x parse-only ({threads} threads), {:.2}x parse-only (1 thread)", ms(cold), ms(cold) / ms(parse_par), ms(cold) / ms(parse_seq));
     println!("  hashing the same bytes:       {:>9.1} ms", ms(hash));

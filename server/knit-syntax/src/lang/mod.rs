@@ -123,7 +123,8 @@ thread_local! {
 /// operations, and a parse may use one report per `PARSE_REPORTS_PER_BYTE_DIV` bytes of
 /// source, plus a floor for small files. Measured on real code (moshi, zod, trpc,
 /// swift-collections, ripgrep, httpx: 2 300 files), no file needed more than 0.025
-/// reports per byte, so the budget leaves four times that. Error recovery in some grammars
+/// reports per byte, so the budget leaves four times that (`knit bench anchors --repo DIR`
+/// prints the worst rate of a tree, from [`parse_reports`]). Error recovery in some grammars
 /// can loop, and each of its reports costs ~0.6 ms (fuzzing found 900-byte Kotlin files
 /// that kept tree-sitter-kotlin-ng busy for minutes; under the budget they stop in well
 /// under a second). Counting operations rather than time keeps the outcome a function of
