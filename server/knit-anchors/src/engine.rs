@@ -919,11 +919,10 @@ pub fn doc_section(text: &str, slug: Option<&str>) -> Option<(Fingerprint, u32)>
             (h.line as usize - 1, end, h.line)
         }
     };
-    // Baselines written into the section are bookkeeping, not content: recording the
-    // anchors of a paired doc must not make the anchors pointing at it stale.
-    let section: Vec<String> = lines.get(first..last.min(lines.len()))?.iter().map(|l| strip_baselines(l).into_owned()).collect();
-    let refs: Vec<&str> = section.iter().map(String::as_str).collect();
-    let (fp, _) = lines_fingerprint(&refs);
+    // Baselines written into the section are bookkeeping, not content (lines_fingerprint
+    // drops them): recording the anchors of a paired doc must not make the anchors
+    // pointing at it stale.
+    let (fp, _) = lines_fingerprint(lines.get(first..last.min(lines.len()))?);
     Some((fp, line))
 }
 
