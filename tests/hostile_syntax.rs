@@ -155,6 +155,55 @@ fn check_of_fifty_thousand_nested_parentheses_finishes() {
 }
 
 #[test]
+fn a_megabyte_of_dense_syntax_stops_at_the_memory_bound_and_is_unchecked() {
+    // 1 MB of nested parentheses made tree-sitter alone hold ~270 MiB (the 200 MB bound
+    // per 1 MiB file of issue 9): the parse now stops at its heap budget for the file's
+    // size, and an anchor into the file is `unchecked` (`too_costly`), again from the
+    // parse cache; an ordinary file beside it is checked as usual. (Memory itself is
+    // measured by `knit bench pathological`, not here.)
+    let ws = Ws::new();
+    ws.write("src/dense.ts", format!("export function f(x: number) {{ return {}; }}
+export function g() {{ return 1; }}
+", nest("(", "x", ")", 500_000)));
+    ws.write("src/plain.ts", "export function h(x: number) {\n  return x * 2 + 1;\n}\n");
+    ws.write("docs/d.md", "# D\n\n[g](../src/dense.ts#g) and [h](../src/plain.ts#h)\n");
+    let cache = tempfile::tempdir().unwrap();
+    let (status, _) = knit_watched(ws.path(), cache.path(), &["anchors", "record"]);
+    assert_normal_exit(status, "knit anchors record");
+    for _ in 0..2 {
+        let report = check_json(&ws, cache.path());
+        let anchors = report["anchors"].as_array().unwrap();
+        let g = anchors.iter().find(|a| a["target"]["path"] == "src/dense.ts").unwrap();
+        assert_eq!(g["state"], "unchecked", "{g:#}");
+        assert_eq!(g["detail"]["reason"], "too_costly", "{g:#}");
+        let h = anchors.iter().find(|a| a["target"]["path"] == "src/plain.ts").unwrap();
+        assert_eq!(h["state"], "fresh", "{h:#}");
+    }
+}
+
+#[test]
+fn a_megabyte_of_tiny_declarations_stops_at_the_declaration_budget() {
+    // 160 000 `let a;` took the check past 200 MB while their declarations were
+    // collected: a file yields at most one declaration per 16 bytes (plus slack), and a
+    // name past that is `unchecked` (`too_deep`: knit stopped reading there), never
+    // `invalid` or `lost`; declarations before it are checked as usual.
+    let ws = Ws::new();
+    ws.write(
+        "src/dense.ts",
+        format!("export function first() {{ return 1; }}\n{}\nexport function shallow() {{ return 1; }}\n", "let a;".repeat(160_000)),
+    );
+    ws.write("docs/d.md", "# D\n\n[first](../src/dense.ts#first)\n\n[shallow](../src/dense.ts#shallow)\n");
+    let cache = tempfile::tempdir().unwrap();
+    let (status, _) = knit_watched(ws.path(), cache.path(), &["anchors", "record"]);
+    assert_normal_exit(status, "knit anchors record");
+    let report = check_json(&ws, cache.path());
+    assert_eq!(anchor(&report, 3)["state"], "fresh", "{report:#}");
+    let shallow = anchor(&report, 5);
+    assert_eq!(shallow["state"], "unchecked", "{shallow:#}");
+    assert_eq!(shallow["detail"]["reason"], "too_deep", "{shallow:#}");
+}
+
+#[test]
 fn the_check_deadline_cuts_a_parse_short_inside_the_file() {
     // tree-sitter-swift recovers from nested `protocol`s (invalid Swift) in quadratic
     // time: this 500 KB file takes minutes to parse. The check's 500 ms budget must

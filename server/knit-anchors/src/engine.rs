@@ -425,6 +425,15 @@ impl<'a> Session<'a> {
                     );
                 }
                 Resolution::NotFound => {
+                    if syn.over_budget {
+                        return Verdict::new(
+                            State::Unchecked,
+                            "too_costly",
+                            format!(
+                                "`{fragment}` not checked: {path} holds more syntax or nesting per byte than knit parses (its work and memory bound for the file's size)"
+                            ),
+                        );
+                    }
                     if syn.has_error {
                         return Verdict::new(
                             State::Unchecked,
@@ -437,7 +446,7 @@ impl<'a> Session<'a> {
                             State::Unchecked,
                             "too_deep",
                             format!(
-                                "`{fragment}` was not found in {path}, which nests declarations deeper than knit reads ({} levels) from line {}; not checked",
+                                "`{fragment}` was not found in {path}, which nests declarations deeper than knit reads ({} levels) or holds more or longer-named declarations than it reads for its size, from line {}; not checked",
                                 knit_syntax::MAX_DECL_DEPTH,
                                 r.start_line
                             ),

@@ -325,6 +325,7 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
     );
     // Cold check: an empty parse cache every run.
     let mut non_fresh = 0;
+    let mut non_fresh_reasons = std::collections::BTreeMap::new();
     let cold = median(
         (0..b.runs)
             .map(|_| {
@@ -333,6 +334,10 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
                 let r = check(&tree, &cache, &cfg, &docs, &opts);
                 let d = t.elapsed();
                 non_fresh = r.anchors.iter().filter(|a| a.state != knit_anchors::State::Fresh).count();
+                non_fresh_reasons = std::collections::BTreeMap::new();
+                for a in r.anchors.iter().filter(|a| a.state != knit_anchors::State::Fresh) {
+                    *non_fresh_reasons.entry(a.detail.reason).or_insert(0usize) += 1;
+                }
                 d
             })
             .collect(),
@@ -363,17 +368,38 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
     );
     println!("knit bench anchors — {source}");
     println!("  code files: {}, {:.1} MiB; anchors: {anchors} in {} docs; threads: {threads}", code.len(), bytes as f64 / 1048576.0, docs.len());
-    println!("  non-fresh anchors after record (must be 0): {non_fresh}");
+    println!("  non-fresh anchors after record (must be 0): {non_fresh} {non_fresh_reasons:?}");
     println!("  parse-only pass ({threads} threads): {:>9.1} ms", ms(parse_par));
     println!("  parse-only pass (1 thread):   {:>9.1} ms", ms(parse_seq));
-    // How close real code comes to the parse work budget (knit_syntax's
-    // PARSE_REPORTS_PER_BYTE_DIV: one progress report per 10 bytes).
-    let (worst_rate, worst_file) = code
+    // How close real code comes to the parse budgets (knit_syntax's
+    // PARSE_REPORTS_PER_BYTE_DIV: one progress report per 10 bytes;
+    // PARSE_HEAP_BYTES_PER_SOURCE_BYTE: 96 bytes of tree-sitter heap per byte).
+    let costs: Vec<(f64, f64, &str, usize, f64)> = code
         .iter()
         .filter(|(_, text)| text.len() >= 200)
-        .filter_map(|(p, text)| Lang::from_path(p).map(|l| (knit_syntax::lang::parse_reports(l, text) as f64 / text.len() as f64, p.as_str())))
-        .fold((0.0, ""), |best, x| if x.0 > best.0 { x } else { best });
-    println!("  parse work: at most {worst_rate:.3} progress reports per byte ({worst_file}); the budget allows 0.1");
+        .filter_map(|(p, text)| {
+            let lang = Lang::from_path(p)?;
+            let c = knit_syntax::lang::parse_cost(lang, text);
+            let n = text.len() as f64;
+            let decls = knit_syntax::parse(lang, text).declarations.len() as f64;
+            Some((c.reports as f64 / n, c.peak_heap_bytes as f64 / n, p.as_str(), text.len(), decls / n))
+        })
+        .collect();
+    let worst_work = costs.iter().fold((0.0, ""), |b, c| if c.0 > b.0 { (c.0, c.2) } else { b });
+    // Small files are dominated by the parser's fixed buffers, which the floor covers.
+    let worst_heap = costs.iter().filter(|c| c.3 >= 64 << 10).fold((0.0, ""), |b, c| if c.1 > b.0 { (c.1, c.2) } else { b });
+    let over_heap = costs.iter().filter(|c| c.1 * c.3 as f64 > (16u64 << 20) as f64 + 96.0 * c.3 as f64).count();
+    let worst_density = costs.iter().filter(|c| c.3 >= 16 << 10).fold((0.0, ""), |b, c| if c.4 > b.0 { (c.4, c.2) } else { b });
+    println!(
+        "  declarations: at most one per {:.1} bytes in files of 16 KiB or more ({})",
+        1.0 / worst_density.0.max(1e-9),
+        worst_density.1
+    );
+    println!("  parse work: at most {:.3} progress reports per byte ({}); the budget allows 0.1", worst_work.0, worst_work.1);
+    println!(
+        "  parse heap: at most {:.1} bytes per source byte in files of 64 KiB or more ({}); the budget allows 96 (+16 MiB); files over it: {over_heap}",
+        worst_heap.0, worst_heap.1
+    );
     println!("  parse + declarations (1 thread):{:>7.1} ms  = {:.2}x parse-only (1 thread)", ms(extract_seq), ms(extract_seq) / ms(parse_seq));
     println!("  cold check:                   {:>9.1} ms  = {:.2}x parse-only ({threads} threads), {:.2}x parse-only (1 thread)", ms(cold), ms(cold) / ms(parse_par), ms(cold) / ms(parse_seq));
     println!("  hashing the same bytes:       {:>9.1} ms", ms(hash));

@@ -99,7 +99,7 @@ const LANGUAGES: &[Language] = &[
     Language { key: "kotlin", path: "src/Case.kt", shallow: "\nfun shallow(): Int { return 1 }\n", fragment: "shallow()" },
 ];
 
-const KINDS: &[&str] = &["nest", "parens", "line", "tiny", "declarators", "prefix"];
+const KINDS: &[&str] = &["nest", "parens", "line", "tiny", "dense", "declarators", "prefix"];
 
 /// `open` n times, `middle`, `close` n times, with n chosen to fill `bytes`.
 fn nest(open: &str, middle: &str, close: &str, bytes: usize) -> String {
@@ -154,6 +154,15 @@ fn generate(lang: &str, kind: &str, bytes: usize) -> Option<String> {
         ("python", "tiny") => many(b, |i| format!("a{i} = {i}\n")),
         ("go", "tiny") => format!("package p\n{}", many(b, |i| format!("var a{i} = {i}\n"))),
         ("kotlin", "tiny") => many(b, |i| format!("val a{i} = {i}\n")),
+        // The shortest declarations the language has, back to back: the most
+        // declarations per byte (the per-file declaration budget stops them).
+        ("typescript" | "tsx", "dense") => "let a;".repeat(b / 6),
+        ("javascript", "dense") => "var a;".repeat(b / 6),
+        ("swift", "dense") => "let a=1\n".repeat(b / 8),
+        ("rust", "dense") => "const A:u8=1;".repeat(b / 13),
+        ("python", "dense") => "class a:a=1\n".repeat(b / 12),
+        ("go", "dense") => format!("package p\n{}", "var a int\n".repeat(b / 10)),
+        ("kotlin", "dense") => "val a=1\n".repeat(b / 8),
         // Every declarator shares the `var`: headers overlap, members were a span scan.
         ("typescript" | "javascript", "declarators") => format!("var {}z = 0;", many(b, |i| format!("a{i} = {{x: {i}}}, "))),
         // Tiny members under a 40 KB qualified prefix: names must stay within budget.

@@ -100,6 +100,10 @@ pub struct FileSyntax {
     /// The deadline passed before the file was read to its end: `declarations` is empty
     /// and says nothing about the file. Never cache such a result.
     pub timed_out: bool,
+    /// The parse stopped at its work or memory bound for a file of this size (a function
+    /// of the text, so cached like any result): `declarations` is empty and says nothing
+    /// about the file; anchors into it are `unchecked` (reason `too_costly`), never `lost`.
+    pub over_budget: bool,
 }
 
 /// A byte span of a file, with the 1-based line it starts on (for messages).

@@ -13,6 +13,7 @@ pub mod decl;
 pub mod fingerprint;
 pub mod fragment;
 pub mod lang;
+mod parse_memory;
 mod tokens;
 
 pub use decl::{BodyPrint, Declaration, FileSyntax, IdentityKind, Import, Region};
@@ -28,8 +29,9 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 
 /// Version of the declaration/fingerprint scheme. Bump when tokens or hashing change, or
 /// when [`FileSyntax`]'s serialized shape does, so that caches keyed by content are
-/// invalidated (baselines carry their own version). 2: `too_deep` and `timed_out`.
-pub const SCHEME_VERSION: u32 = 2;
+/// invalidated (baselines carry their own version). 2: `too_deep` and `timed_out`;
+/// 3: `over_budget`.
+pub const SCHEME_VERSION: u32 = 3;
 
 /// Declarations nested in declarations deeper than this are not extracted (DESIGN 1.3:
 /// `unchecked`, reason `too_deep`). Real code stays far below it — a method in a class
@@ -54,6 +56,17 @@ pub const MAX_NAME_BYTES: usize = 1024;
 pub const NAME_BYTES_PER_SOURCE_BYTE: usize = 32;
 /// See [`NAME_BYTES_PER_SOURCE_BYTE`].
 pub const NAME_BYTES_SLACK: usize = 64 * 1024;
+
+/// A file yields at most one declaration per this many source bytes (plus
+/// [`DECLS_SLACK`]); declarations past it are not extracted (`too_deep` regions). Each
+/// declaration costs a few hundred bytes while it is collected, so a 1 MiB file of
+/// `let a;` (166 000 declarations) alone took the check past 200 MB. Real code stays far
+/// below: at most one declaration per 128 bytes in any file of 16 KiB or more across
+/// zod, trpc, ky, swift-collections, ripgrep, httpx and moshi (`knit bench anchors
+/// --repo DIR` prints it), a generated enum perhaps one per 10.
+pub const SOURCE_BYTES_PER_DECL: usize = 16;
+/// See [`SOURCE_BYTES_PER_DECL`].
+pub const DECLS_SLACK: usize = 8192;
 
 /// Parses `source` as `lang` and returns its declarations, in file order.
 pub fn parse(lang: Lang, source: &str) -> FileSyntax {

@@ -119,12 +119,28 @@ thread_local! {
     static PARSERS: RefCell<HashMap<Lang, Parser>> = RefCell::new(HashMap::new());
 }
 
+/// Runs `f` with this thread's parser for `lang` (created on first use, with tree-sitter's
+/// allocations counted by [`crate::parse_memory`]).
+fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> R {
+    PARSERS.with(|cell| {
+        let mut map = cell.borrow_mut();
+        let parser = map.entry(lang).or_insert_with(|| {
+            crate::parse_memory::install();
+            let mut p = Parser::new();
+            // The grammars are compiled in and ABI-checked at build time.
+            let _ = p.set_language(&spec(lang).grammar());
+            p
+        });
+        f(parser)
+    })
+}
+
 /// How much work one parse may do: tree-sitter reports progress once per 100 parser
 /// operations, and a parse may use one report per `PARSE_REPORTS_PER_BYTE_DIV` bytes of
 /// source, plus a floor for small files. Measured on real code (moshi, zod, trpc,
 /// swift-collections, ripgrep, httpx: 2 300 files), no file needed more than 0.025
 /// reports per byte, so the budget leaves four times that (`knit bench anchors --repo DIR`
-/// prints the worst rate of a tree, from [`parse_reports`]). Error recovery in some grammars
+/// prints the worst rate of a tree, from [`parse_cost`]). Error recovery in some grammars
 /// can loop, and each of its reports costs ~0.6 ms (fuzzing found 900-byte Kotlin files
 /// that kept tree-sitter-kotlin-ng busy for minutes; under the budget they stop in well
 /// under a second). Counting operations rather than time keeps the outcome a function of
@@ -132,33 +148,39 @@ thread_local! {
 const PARSE_REPORTS_PER_BYTE_DIV: usize = 10;
 const PARSE_REPORTS_FLOOR: usize = 1_000;
 
+/// How much heap one parse may hold: `PARSE_HEAP_BYTES_PER_SOURCE_BYTE` per byte of
+/// source plus a floor, counted by [`crate::parse_memory`] at every progress report.
+/// Real code holds far less (`knit bench anchors --repo DIR` prints the worst ratio, from
+/// [`parse_cost`]); a file of one long expression or deep nesting holds 170–270 bytes per
+/// byte, which for a 1 MiB file alone broke the 200 MB bound of a check (DESIGN,
+/// hardening). Like the work budget it depends on the text alone (up to a few KiB of
+/// parser buffers kept between parses), so its outcome is cached with the text.
+const PARSE_HEAP_BYTES_PER_SOURCE_BYTE: usize = 96;
+const PARSE_HEAP_FLOOR: usize = 16 << 20;
+
 /// Why a parse produced no tree.
 #[derive(Debug)]
 enum NoTree {
     /// The deadline passed (depends on the clock: never cached).
     Deadline,
-    /// The work budget ran out (a function of the text: the file reads as broken).
+    /// The work or memory budget ran out (a function of the text).
     OverBudget,
 }
 
 /// The syntax tree of `source`, or why there is none.
 fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<Tree, NoTree> {
-    PARSERS.with(|cell| {
-        let mut map = cell.borrow_mut();
-        let parser = map.entry(lang).or_insert_with(|| {
-            let mut p = Parser::new();
-            // The grammars are compiled in and ABI-checked at build time.
-            let _ = p.set_language(&spec(lang).grammar());
-            p
-        });
+    with_parser(lang, |parser| {
         let budget = PARSE_REPORTS_FLOOR.saturating_add(source.len() / PARSE_REPORTS_PER_BYTE_DIV);
+        let heap_budget =
+            PARSE_HEAP_FLOOR.saturating_add(source.len().saturating_mul(PARSE_HEAP_BYTES_PER_SOURCE_BYTE)) as isize;
+        let heap_start = crate::parse_memory::held();
         let mut reports = 0usize;
         let mut late = false;
         // tree-sitter calls this every 100 parse operations; true cancels.
         let mut cancel = |_: &ParseState| {
             reports += 1;
             late = deadline.is_some_and(|d| Instant::now() >= d);
-            late || reports > budget
+            late || reports > budget || crate::parse_memory::held() - heap_start > heap_budget
         };
         let bytes = source.as_bytes();
         let tree = parser.parse_with_options(
@@ -194,7 +216,9 @@ pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (Fil
         Err(NoTree::Deadline) => {
             return (FileSyntax { has_error: true, timed_out: true, ..FileSyntax::default() }, Work::default())
         }
-        Err(NoTree::OverBudget) => return (FileSyntax { has_error: true, ..FileSyntax::default() }, Work::default()),
+        Err(NoTree::OverBudget) => {
+            return (FileSyntax { has_error: true, over_budget: true, ..FileSyntax::default() }, Work::default())
+        }
     };
     let root = tree.root_node();
     let mut x = Extract::new(source, spec.rules(), root, deadline);
@@ -203,26 +227,43 @@ pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (Fil
     x.finish(has_error)
 }
 
-/// How many progress reports (one per 100 parser operations) a full parse of `source`
-/// takes, without a budget: calibrates the budget against real code (benchmarks).
+/// What a full parse of `source` costs, without a budget: calibrates the budgets against
+/// real code (benchmarks).
 #[doc(hidden)]
-pub fn parse_reports(lang: Lang, source: &str) -> usize {
-    PARSERS.with(|cell| {
-        let mut map = cell.borrow_mut();
-        let parser = map.entry(lang).or_insert_with(|| {
-            let mut p = Parser::new();
-            let _ = p.set_language(&spec(lang).grammar());
-            p
-        });
-        let mut reports = 0usize;
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParseCost {
+    /// Progress reports (one per 100 parser operations).
+    pub reports: usize,
+    /// The most heap tree-sitter held at any report or at the end (0 where not counted).
+    pub peak_heap_bytes: usize,
+}
+
+#[doc(hidden)]
+pub fn parse_cost(lang: Lang, source: &str) -> ParseCost {
+    with_parser(lang, |parser| {
+        let start = crate::parse_memory::held();
+        let mut cost = ParseCost::default();
         let mut count = |_: &ParseState| {
-            reports += 1;
+            cost.reports += 1;
+            cost.peak_heap_bytes = cost.peak_heap_bytes.max((crate::parse_memory::held() - start).max(0) as usize);
             false
         };
         let bytes = source.as_bytes();
-        let _ = parser.parse_with_options(&mut |at, _| bytes.get(at..).unwrap_or_default(), None, Some(ParseOptions::new().progress_callback(&mut count)));
-        reports
+        let tree = parser.parse_with_options(
+            &mut |at, _| bytes.get(at..).unwrap_or_default(),
+            None,
+            Some(ParseOptions::new().progress_callback(&mut count)),
+        );
+        cost.peak_heap_bytes = cost.peak_heap_bytes.max((crate::parse_memory::held() - start).max(0) as usize);
+        drop(tree);
+        cost
     })
+}
+
+/// A tree without any budget, for this crate's tests.
+#[cfg(test)]
+pub(crate) fn tree_for_tests(lang: Lang, source: &str) -> Option<Tree> {
+    with_parser(lang, |parser| parser.parse(source, None))
 }
 
 /// Parses and discards the result: the parse-only baseline of the benchmarks.
@@ -308,6 +349,8 @@ pub(crate) struct Extract<'s, 't> {
     /// Bytes of qualified and container names stored so far, and the most allowed.
     name_bytes: usize,
     name_budget: usize,
+    /// At most this many declarations (see [`crate::SOURCE_BYTES_PER_DECL`]).
+    decl_budget: usize,
     last: LastPrints,
 }
 
@@ -329,6 +372,7 @@ impl<'s, 't> Extract<'s, 't> {
             too_deep: Vec::new(),
             name_bytes: 0,
             name_budget: crate::NAME_BYTES_PER_SOURCE_BYTE * src.len() + crate::NAME_BYTES_SLACK,
+            decl_budget: src.len() / crate::SOURCE_BYTES_PER_DECL + crate::DECLS_SLACK,
             last: LastPrints::default(),
         }
     }
@@ -376,6 +420,7 @@ impl<'s, 't> Extract<'s, 't> {
         if depth > crate::MAX_DECL_DEPTH
             || d.name.len() > crate::MAX_NAME_BYTES
             || self.name_bytes + name_cost > self.name_budget
+            || self.out.len() >= self.decl_budget
         {
             self.too_deep.push(Region { start_byte: start_byte as u32, end_byte: end_byte as u32, start_line: start_row as u32 + 1 });
             return None;
@@ -523,7 +568,7 @@ impl<'s, 't> Extract<'s, 't> {
             })
             .collect();
         let w = work(&self.clock);
-        (FileSyntax { declarations, has_error, too_deep: self.too_deep, timed_out: false }, w)
+        (FileSyntax { declarations, has_error, too_deep: self.too_deep, timed_out: false, over_budget: false }, w)
     }
 }
 
