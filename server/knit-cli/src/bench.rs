@@ -24,6 +24,9 @@ use std::time::{Duration, Instant};
 #[path = "bench_pathological.rs"]
 mod pathological;
 
+#[path = "bench_coverage.rs"]
+mod coverage;
+
 #[derive(Subcommand)]
 pub enum BenchCommand {
     /// Cold check, warm re-check and one-file edit against parse-only and hashing baselines.
@@ -32,6 +35,8 @@ pub enum BenchCommand {
     History(HistoryBench),
     /// A 1 MiB pathological file per language and kind: check time, peak RSS, ratio to parse-only.
     Pathological(pathological::PathologicalBench),
+    /// Share of declarations read cleanly in real code bases, and where syntax errors sit.
+    Coverage(coverage::CoverageBench),
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -102,6 +107,7 @@ pub fn run(global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
         BenchCommand::Anchors(b) => anchors(b),
         BenchCommand::History(h) => history(global.format_arg, h),
         BenchCommand::Pathological(b) => pathological::run(b),
+        BenchCommand::Coverage(b) => coverage::run(b),
     }
 }
 

@@ -57,7 +57,42 @@ pub(crate) trait LanguageSpec: Sync {
     fn rules(&self) -> &dyn TokenRules;
     /// The exact declaration kinds this language reports (the `kind:` of a fragment).
     fn kinds(&self) -> &'static [&'static str];
+    /// Grammar gaps: valid code the grammar cannot read, found in a tree with errors, as
+    /// byte overwrites that make it readable without moving any byte or line (see
+    /// [`Repair`]). The file is parsed again with them; names and fingerprints are still
+    /// read from the original text at the same offsets.
+    fn repairs(&self, _root: Node<'_>, _src: &str) -> Vec<Repair> {
+        Vec::new()
+    }
 }
+
+/// One overwrite of a grammar-gap repair: the ASCII byte at `at` becomes `byte`. Both the
+/// old and the new byte are printable ASCII other than a line break, so offsets, lines
+/// and columns are unchanged and the text stays UTF-8.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Repair {
+    pub at: usize,
+    pub byte: u8,
+}
+
+/// `source` with `repairs` applied, or None when one of them is not a like-for-like
+/// ASCII overwrite (a language module's bug: the file is then read unrepaired).
+fn repaired(source: &str, repairs: &[Repair]) -> Option<String> {
+    let mut bytes = source.as_bytes().to_vec();
+    for r in repairs {
+        let old = *bytes.get(r.at)?;
+        let printable = |b: u8| b.is_ascii_graphic() || b == b' ';
+        if !printable(old) || !printable(r.byte) {
+            return None;
+        }
+        bytes[r.at] = r.byte;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// Upper bound on repairs per file: each is a small local overwrite, and a file needing
+/// more is not code the repair was made for.
+const MAX_REPAIRS: usize = 4096;
 
 static TYPESCRIPT: typescript::TypeScript = typescript::TypeScript { tsx: false };
 static TSX: typescript::TypeScript = typescript::TypeScript { tsx: true };
@@ -199,6 +234,27 @@ fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<Tre
     })
 }
 
+/// The tree of `source`, with the language's grammar-gap repairs applied when the plain
+/// parse has errors: parsed again with the repairs, that tree is kept when it parsed (the
+/// budgets apply to it as to the first). Every name and token is still read from the
+/// original text, whose offsets the repaired one shares.
+fn readable_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<Tree, NoTree> {
+    let tree = parse_tree(lang, source, deadline)?;
+    if !tree.root_node().has_error() {
+        return Ok(tree);
+    }
+    let repairs = spec(lang).repairs(tree.root_node(), source);
+    if repairs.is_empty() || repairs.len() > MAX_REPAIRS {
+        return Ok(tree);
+    }
+    let Some(text) = repaired(source, &repairs) else { return Ok(tree) };
+    match parse_tree(lang, &text, deadline) {
+        Ok(better) => Ok(better),
+        Err(NoTree::Deadline) => Err(NoTree::Deadline),
+        Err(NoTree::OverBudget) => Ok(tree),
+    }
+}
+
 /// Counts of the work one parse did (see [`crate::parse_counting`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Work {
@@ -211,7 +267,7 @@ pub struct Work {
 
 pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (FileSyntax, Work) {
     let spec = spec(lang);
-    let tree = match parse_tree(lang, source, deadline) {
+    let tree = match readable_tree(lang, source, deadline) {
         Ok(tree) => tree,
         Err(NoTree::Deadline) => {
             return (FileSyntax { has_error: true, timed_out: true, ..FileSyntax::default() }, Work::default())
@@ -258,6 +314,44 @@ pub fn parse_cost(lang: Lang, source: &str) -> ParseCost {
         drop(tree);
         cost
     })
+}
+
+/// One place where the grammar could not read a file: the smallest ERROR or MISSING node.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorSite {
+    /// 1-based line of the error's start.
+    pub line: u32,
+    /// The named node the error sits in (`interface_body`, `class_body`, …), with
+    /// `missing ` before the kind of a node the parser had to invent.
+    pub construct: String,
+}
+
+/// Where the grammar could not read `source`, after the language's repairs (coverage
+/// benchmark): every ERROR node not
+/// inside another, and every MISSING node, in file order. Empty when the parse stops at
+/// its budget (there is no tree to look into) or the file parses cleanly.
+#[doc(hidden)]
+pub fn error_sites(lang: Lang, source: &str) -> Vec<ErrorSite> {
+    let Ok(tree) = readable_tree(lang, source, None) else { return Vec::new() };
+    let mut out = Vec::new();
+    // Explicit stack: no recursion that follows the input's nesting.
+    // Each node with its parent's kind (never `.parent()`, which walks from the root).
+    let mut stack = vec![(tree.root_node(), "source")];
+    while let Some((n, parent)) = stack.pop() {
+        if !n.has_error() {
+            continue;
+        }
+        if n.is_error() || n.is_missing() {
+            let construct = if n.is_missing() { format!("missing {} in {parent}", n.kind()) } else { parent.to_string() };
+            out.push(ErrorSite { line: n.start_position().row as u32 + 1, construct });
+            continue;
+        }
+        let mut c = n.walk();
+        let children: Vec<Node> = n.children(&mut c).collect();
+        stack.extend(children.into_iter().rev().map(|k| (k, n.kind())));
+    }
+    out
 }
 
 /// A tree without any budget, for this crate's tests.
@@ -601,5 +695,37 @@ mod tests {
         let (full, full_work) = parse(Lang::TypeScript, &src, None);
         assert_eq!(full.declarations.len(), 500);
         assert!(work.steps < full_work.steps, "the walk stopped early: {work:?} of {full_work:?}");
+    }
+
+    /// What `parse` gives without the language's repairs (the tree as the grammar reads
+    /// the text, errors and all).
+    fn parse_unrepaired(lang: Lang, src: &str) -> FileSyntax {
+        let tree = parse_tree(lang, src, None).unwrap();
+        let mut x = Extract::new(src, spec(lang).rules(), tree.root_node(), None);
+        spec(lang).declarations(&mut x, tree.root_node());
+        x.finish(tree.root_node().has_error()).0
+    }
+
+    #[test]
+    fn the_swift_empty_tuple_repair_clears_the_error_and_keeps_every_fingerprint() {
+        let src = "final class Reply {\n    func finish() {\n        promise.succeed(())\n    }\n    func reset() -> Void { return () }\n    func other() -> Int { return 1 }\n}\n";
+        let plain = parse_unrepaired(Lang::Swift, src);
+        assert!(plain.has_error, "the grammar gap is still there: no repair needed any more?");
+        let read = parse(Lang::Swift, src, None).0;
+        assert!(!read.has_error, "{read:#?}");
+        assert!(read.declarations.iter().all(|d| !d.has_error));
+        // Baselines recorded before the repair (tokens of the unrepaired tree, the
+        // invented operand skipped) still match: the same leaves, read from the same text.
+        let prints = |f: &FileSyntax| f.declarations.iter().map(|d| (d.qualified_name.clone(), d.fingerprint)).collect::<Vec<_>>();
+        assert_eq!(prints(&plain), prints(&read));
+    }
+
+    #[test]
+    fn repairs_are_like_for_like_ascii_overwrites_or_nothing() {
+        assert_eq!(repaired("f(())", &[Repair { at: 2, byte: b'[' }, Repair { at: 3, byte: b']' }]).as_deref(), Some("f([])"));
+        assert_eq!(repaired("a\nb", &[Repair { at: 1, byte: b';' }]), None, "a line break is never overwritten");
+        assert_eq!(repaired("ab", &[Repair { at: 1, byte: b'\n' }]), None, "nor written");
+        assert_eq!(repaired("é", &[Repair { at: 0, byte: b'e' }]), None, "nor part of a multi-byte character");
+        assert_eq!(repaired("ab", &[Repair { at: 2, byte: b'c' }]), None, "nor past the end");
     }
 }

@@ -1,0 +1,106 @@
+//! `knit bench coverage`: how much of a real code base knit reads cleanly (issue 11).
+//!
+//! For every source file of the languages knit reads under each `--repo` (gitignore
+//! respected, files over 1 MiB skipped as `knit check` does), it parses the file as the
+//! check does and reports, per repository and language: files, files where the grammar
+//! found a syntax error, files past the parse budget, declarations extracted, and the
+//! share of them extracted *cleanly* (no syntax error inside the declaration's range, so
+//! an anchor to it can be checked). The grammar constructs where errors sit are counted,
+//! most frequent first, with one example location each: what a grammar repair should aim
+//! at. Declarations the parser swallowed into an error are not counted (nothing names
+//! them), which is why the error files are listed too.
+
+use clap::Args;
+use knit_syntax::Lang;
+use knit_anchors::SourceTree;
+use knit_workspace::DiskTree;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct CoverageBench {
+    /// A source tree (repeatable; one block of rows each).
+    #[arg(long, required = true)]
+    repo: Vec<PathBuf>,
+    /// Constructs listed per repository.
+    #[arg(long, default_value_t = 6)]
+    top: usize,
+}
+
+#[derive(Default)]
+struct Tally {
+    files: usize,
+    error_files: usize,
+    over_budget: usize,
+    declarations: usize,
+    unclean: usize,
+}
+
+pub fn run(b: &CoverageBench) -> anyhow::Result<u8> {
+    println!("| repository | language | files | with syntax errors | past the budget | declarations | extracted cleanly |");
+    println!("|---|---|---:|---:|---:|---:|---:|");
+    let mut notes = Vec::new();
+    for dir in &b.repo {
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
+        let disk = DiskTree::new(dir);
+        let mut by_lang: BTreeMap<&'static str, Tally> = BTreeMap::new();
+        // construct → (count, first example "path:line")
+        let mut constructs: BTreeMap<String, (usize, String)> = BTreeMap::new();
+        for path in disk.files().iter() {
+            let Some(lang) = Lang::from_path(path) else { continue };
+            let Ok(text) = disk.read(path, 1 << 20) else { continue };
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            let syntax = knit_syntax::parse(lang, text);
+            let t = by_lang.entry(lang.name()).or_default();
+            t.files += 1;
+            t.over_budget += syntax.over_budget as usize;
+            t.declarations += syntax.declarations.len();
+            t.unclean += syntax.declarations.iter().filter(|d| d.has_error).count();
+            if syntax.has_error && !syntax.over_budget {
+                t.error_files += 1;
+                for site in knit_syntax::lang::error_sites(lang, text) {
+                    let key = format!("{}: {}", lang.name(), site.construct);
+                    let e = constructs.entry(key).or_insert_with(|| (0, format!("{path}:{}", site.line)));
+                    e.0 += 1;
+                }
+            }
+        }
+        let mut all = Tally::default();
+        for (lang, t) in &by_lang {
+            println!("| {name} | {lang} | {} | {} | {} | {} | {} |", t.files, t.error_files, t.over_budget, t.declarations, share(t));
+            all.files += t.files;
+            all.error_files += t.error_files;
+            all.over_budget += t.over_budget;
+            all.declarations += t.declarations;
+            all.unclean += t.unclean;
+        }
+        if by_lang.len() > 1 {
+            println!("| {name} | all | {} | {} | {} | {} | {} |", all.files, all.error_files, all.over_budget, all.declarations, share(&all));
+        }
+        let mut ranked: Vec<(&String, &(usize, String))> = constructs.iter().collect();
+        ranked.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+        if !ranked.is_empty() {
+            let list: Vec<String> =
+                ranked.iter().take(b.top).map(|(k, (n, ex))| format!("`{k}` ×{n} (e.g. {ex})")).collect();
+            notes.push(format!("- {name}: {}", list.join("; ")));
+        }
+    }
+    if !notes.is_empty() {
+        println!();
+        println!("Where the syntax errors sit (grammar construct around the error, occurrences):");
+        println!();
+        for n in notes {
+            println!("{n}");
+        }
+    }
+    Ok(0)
+}
+
+/// Share of declarations extracted cleanly, as a percentage with the counts that give it.
+fn share(t: &Tally) -> String {
+    if t.declarations == 0 {
+        return "—".to_string();
+    }
+    let clean = t.declarations - t.unclean;
+    format!("{:.2} % ({} not)", 100.0 * clean as f64 / t.declarations as f64, t.unclean)
+}
