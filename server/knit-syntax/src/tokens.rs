@@ -12,6 +12,7 @@
 //! position, next sibling — in O(1), and produces the file's token bytes once; each
 //! declaration's print then hashes a byte range of them.
 
+use std::ops::Range;
 use crate::fingerprint::TokenHasher;
 use crate::Fingerprint;
 use std::time::Instant;
@@ -149,8 +150,11 @@ struct Pending<'t> {
 /// deadline passed first. The walk uses an explicit stack (pathological nesting must
 /// not overflow the thread's stack) and keeps the ancestors of the current node, which
 /// is how rules learn their context in O(1).
-fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<FileTokens> {
+fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Range<usize>], clock: &mut Clock) -> Option<FileTokens> {
     let mut out = FileTokens::with_capacity(src.len());
+    // Spans a grammar-gap repair hid from the parser (sorted, disjoint): their tokens are
+    // hashed where they stand, as a grammar that read them would have.
+    let mut phantoms = Phantoms { spans: excised, next: 0 };
     let mut stack = vec![Pending { node: root, depth: 0, index: 0 }];
     // Parallel to `stack`, only for rules that read the next sibling.
     let wants_next = rules.wants_next();
@@ -174,6 +178,7 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clo
         match rule {
             NodeRule::Skip => continue,
             NodeRule::Emit(tok) => {
+                phantoms.flush_before(node.start_byte(), src, &mut out);
                 out.push(node.start_byte() as u32, node.end_byte() as u32, &tok);
                 continue;
             }
@@ -190,6 +195,7 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clo
             let verbatim = node.is_named() && is_string_content(node.kind());
             let text = if verbatim { raw } else { raw.trim() };
             if !text.is_empty() {
+                phantoms.flush_before(node.start_byte(), src, &mut out);
                 out.push(node.start_byte() as u32, node.end_byte() as u32, text);
             }
             continue;
@@ -229,8 +235,43 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clo
             }
         }
     }
+    phantoms.flush_before(usize::MAX, src, &mut out);
     out.finish();
     Some(out)
+}
+
+/// The excised spans of a repaired parse, emitted in position order between the tree's
+/// own tokens.
+struct Phantoms<'a> {
+    spans: &'a [Range<usize>],
+    next: usize,
+}
+
+impl Phantoms<'_> {
+    /// Emits the tokens of every span starting before `at`: runs of identifier
+    /// characters, and every other non-blank character on its own (a keyword such as
+    /// `out` or `__owned` is one token, as its grammar would make it).
+    fn flush_before(&mut self, at: usize, src: &str, out: &mut FileTokens) {
+        while let Some(span) = self.spans.get(self.next).filter(|r| r.start < at) {
+            self.next += 1;
+            let text = src.get(span.clone()).unwrap_or("");
+            let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+            let mut chars = text.char_indices().peekable();
+            while let Some((i, c)) = chars.next() {
+                if c.is_whitespace() {
+                    continue;
+                }
+                let mut end = i + c.len_utf8();
+                if word(c) {
+                    while let Some(&(j, d)) = chars.peek().filter(|(_, d)| word(*d)) {
+                        end = j + d.len_utf8();
+                        chars.next();
+                    }
+                }
+                out.push((span.start + i) as u32, (span.start + end) as u32, &text[i..end]);
+            }
+        }
+    }
 }
 
 /// The token stream of a whole file, walked once on first use: every declaration and
@@ -239,6 +280,8 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, clock: &mut Clo
 /// equals a fresh walk of the sub-node.
 pub(crate) struct TokenStreams<'t> {
     root: Node<'t>,
+    /// Spans hidden from the parser by a grammar-gap repair (see `lang::Repair`).
+    excised: Vec<Range<usize>>,
     file: Option<FileTokens>,
 }
 
@@ -336,14 +379,14 @@ impl FileTokens {
 }
 
 impl<'t> TokenStreams<'t> {
-    pub(crate) fn new(root: Node<'t>) -> Self {
-        TokenStreams { root, file: None }
+    pub(crate) fn new(root: Node<'t>, excised: Vec<Range<usize>>) -> Self {
+        TokenStreams { root, excised, file: None }
     }
 
     /// The file's tokens; None when the deadline passed before the file was walked.
     fn file(&mut self, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<&FileTokens> {
         if self.file.is_none() {
-            self.file = Some(collect_tokens(self.root, src, rules, clock)?);
+            self.file = Some(collect_tokens(self.root, src, rules, &self.excised, clock)?);
         }
         self.file.as_ref()
     }

@@ -10,6 +10,7 @@
 //! walk's parent links instead of searching, and ticks a [`Clock`] that stops the walk
 //! at the deadline.
 
+mod gaps;
 mod go;
 mod javascript;
 mod kotlin;
@@ -66,28 +67,50 @@ pub(crate) trait LanguageSpec: Sync {
     }
 }
 
-/// One overwrite of a grammar-gap repair: the ASCII byte at `at` becomes `byte`. Both the
-/// old and the new byte are printable ASCII other than a line break, so offsets, lines
-/// and columns are unchanged and the text stays UTF-8.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Repair {
-    pub at: usize,
-    pub byte: u8,
+/// One edit of a grammar-gap repair. Neither moves a byte or a line: names, positions and
+/// tokens are still read from the original text at the same offsets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Repair {
+    /// The printable ASCII byte at `at` becomes `byte` (printable ASCII too, never a line
+    /// break). Overwriting a blank with punctuation the grammar wants (`;`) costs no
+    /// token: the original there is blank.
+    Overwrite { at: usize, byte: u8 },
+    /// The bytes `start..end` — whole tokens, e.g. a keyword the grammar does not know,
+    /// and the blanks after them — are hidden from the parser (tree-sitter's included
+    /// ranges); their tokens are hashed where they stand, as a grammar that read them
+    /// would have.
+    Excise { start: usize, end: usize },
 }
 
-/// `source` with `repairs` applied, or None when one of them is not a like-for-like
-/// ASCII overwrite (a language module's bug: the file is then read unrepaired).
-fn repaired(source: &str, repairs: &[Repair]) -> Option<String> {
+/// `source` with the overwrites of `repairs` applied and the excised spans (sorted,
+/// disjoint, within the text, on character boundaries), or None when a repair is not a
+/// like-for-like edit (a language module's bug: the file is then read unrepaired).
+fn repaired(source: &str, repairs: &[Repair]) -> Option<(String, Vec<std::ops::Range<usize>>)> {
     let mut bytes = source.as_bytes().to_vec();
+    let mut excised: Vec<std::ops::Range<usize>> = Vec::new();
+    let printable = |b: u8| b.is_ascii_graphic() || b == b' ';
     for r in repairs {
-        let old = *bytes.get(r.at)?;
-        let printable = |b: u8| b.is_ascii_graphic() || b == b' ';
-        if !printable(old) || !printable(r.byte) {
-            return None;
+        match *r {
+            Repair::Overwrite { at, byte } => {
+                let old = *bytes.get(at)?;
+                if !printable(old) || !printable(byte) {
+                    return None;
+                }
+                bytes[at] = byte;
+            }
+            Repair::Excise { start, end } => {
+                if start >= end || !source.is_char_boundary(start) || !source.is_char_boundary(end) || end > source.len() {
+                    return None;
+                }
+                excised.push(start..end);
+            }
         }
-        bytes[r.at] = r.byte;
     }
-    String::from_utf8(bytes).ok()
+    excised.sort_by_key(|r| r.start);
+    if excised.windows(2).any(|w| w[0].end > w[1].start) {
+        return None;
+    }
+    Some((String::from_utf8(bytes).ok()?, excised))
 }
 
 /// Upper bound on repairs per file: each is a small local overwrite, and a file needing
@@ -204,7 +227,15 @@ enum NoTree {
 
 /// The syntax tree of `source`, or why there is none.
 fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<Tree, NoTree> {
+    parse_tree_without(lang, source, deadline, &[])
+}
+
+/// [`parse_tree`] with the spans `excised` (sorted, disjoint) hidden from the parser.
+fn parse_tree_without(lang: Lang, source: &str, deadline: Option<Instant>, excised: &[std::ops::Range<usize>]) -> Result<Tree, NoTree> {
     with_parser(lang, |parser| {
+        if !excised.is_empty() && parser.set_included_ranges(&included_ranges(source, excised)).is_err() {
+            return Err(NoTree::OverBudget);
+        }
         let budget = PARSE_REPORTS_FLOOR.saturating_add(source.len() / PARSE_REPORTS_PER_BYTE_DIV);
         let heap_budget =
             PARSE_HEAP_FLOOR.saturating_add(source.len().saturating_mul(PARSE_HEAP_BYTES_PER_SOURCE_BYTE)) as isize;
@@ -223,6 +254,10 @@ fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<Tre
             None,
             Some(ParseOptions::new().progress_callback(&mut cancel)),
         );
+        if !excised.is_empty() {
+            // Back to the whole text for the next parse on this thread.
+            let _ = parser.set_included_ranges(&[]);
+        }
         match tree {
             Some(tree) => Ok(tree),
             None => {
@@ -234,25 +269,88 @@ fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<Tre
     })
 }
 
-/// The tree of `source`, with the language's grammar-gap repairs applied when the plain
-/// parse has errors: parsed again with the repairs, that tree is kept when it parsed (the
-/// budgets apply to it as to the first). Every name and token is still read from the
-/// original text, whose offsets the repaired one shares.
-fn readable_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<Tree, NoTree> {
+/// The complement of `excised` in `source`, as tree-sitter ranges (byte and point).
+fn included_ranges(source: &str, excised: &[std::ops::Range<usize>]) -> Vec<tree_sitter::Range> {
+    let bytes = source.as_bytes();
+    // Points by one scan of the text: row and byte column at each boundary.
+    let mut marks: Vec<usize> = Vec::with_capacity(2 * excised.len() + 2);
+    marks.push(0);
+    for r in excised {
+        marks.push(r.start);
+        marks.push(r.end);
+    }
+    marks.push(bytes.len());
+    let mut points = Vec::with_capacity(marks.len());
+    let (mut row, mut line_start, mut at) = (0usize, 0usize, 0usize);
+    for &m in &marks {
+        while at < m {
+            if bytes[at] == b'\n' {
+                row += 1;
+                line_start = at + 1;
+            }
+            at += 1;
+        }
+        points.push(tree_sitter::Point { row, column: m - line_start });
+    }
+    let mut out = Vec::with_capacity(excised.len() + 1);
+    for k in 0..=excised.len() {
+        let (s, e) = (marks[2 * k], marks[2 * k + 1]);
+        if s < e {
+            out.push(tree_sitter::Range { start_byte: s, end_byte: e, start_point: points[2 * k], end_point: points[2 * k + 1] });
+        }
+    }
+    out
+}
+
+/// The tree of `source` and, when it has errors and the language knows a repair, the
+/// repaired tree with the spans the repairs hid from the parser (None when no repair
+/// applies or the repaired parse stops at its budget). Every name and token is read from
+/// the original text, whose offsets the repaired one shares.
+type Repaired = Option<(Tree, Vec<std::ops::Range<usize>>)>;
+
+fn trees(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, Repaired), NoTree> {
     let tree = parse_tree(lang, source, deadline)?;
     if !tree.root_node().has_error() {
-        return Ok(tree);
+        return Ok((tree, None));
     }
     let repairs = spec(lang).repairs(tree.root_node(), source);
     if repairs.is_empty() || repairs.len() > MAX_REPAIRS {
-        return Ok(tree);
+        return Ok((tree, None));
     }
-    let Some(text) = repaired(source, &repairs) else { return Ok(tree) };
-    match parse_tree(lang, &text, deadline) {
-        Ok(better) => Ok(better),
+    let Some((text, excised)) = repaired(source, &repairs) else { return Ok((tree, None)) };
+    match parse_tree_without(lang, &text, deadline, &excised) {
+        Ok(better) => Ok((tree, Some((better, excised)))),
+        Err(NoTree::OverBudget) => Ok((tree, None)),
         Err(NoTree::Deadline) => Err(NoTree::Deadline),
-        Err(NoTree::OverBudget) => Ok(tree),
     }
+}
+
+/// The tree [`parse`] reads: the repaired one when it has fewer error sites.
+fn readable_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, Vec<std::ops::Range<usize>>), NoTree> {
+    let (plain, repaired) = trees(lang, source, deadline)?;
+    Ok(match repaired {
+        Some((better, excised)) if error_count(better.root_node()) < error_count(plain.root_node()) => (better, excised),
+        _ => (plain, Vec::new()),
+    })
+}
+
+/// ERROR and MISSING nodes of a tree (not counting inside an ERROR), by a walk that only
+/// enters subtrees with errors.
+fn error_count(root: Node<'_>) -> usize {
+    let mut n = 0;
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if !node.has_error() {
+            continue;
+        }
+        if node.is_error() || node.is_missing() {
+            n += 1;
+            continue;
+        }
+        let mut c = node.walk();
+        stack.extend(node.children(&mut c));
+    }
+    n
 }
 
 /// Counts of the work one parse did (see [`crate::parse_counting`]).
@@ -267,8 +365,8 @@ pub struct Work {
 
 pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (FileSyntax, Work) {
     let spec = spec(lang);
-    let tree = match readable_tree(lang, source, deadline) {
-        Ok(tree) => tree,
+    let (plain, repaired) = match trees(lang, source, deadline) {
+        Ok(t) => t,
         Err(NoTree::Deadline) => {
             return (FileSyntax { has_error: true, timed_out: true, ..FileSyntax::default() }, Work::default())
         }
@@ -276,11 +374,26 @@ pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (Fil
             return (FileSyntax { has_error: true, over_budget: true, ..FileSyntax::default() }, Work::default())
         }
     };
-    let root = tree.root_node();
-    let mut x = Extract::new(source, spec.rules(), root, deadline);
-    spec.declarations(&mut x, root);
-    let has_error = root.has_error();
-    x.finish(has_error)
+    let extract = |tree: &Tree, excised: Vec<std::ops::Range<usize>>| {
+        let root = tree.root_node();
+        let mut x = Extract::new(source, spec.rules(), root, deadline, excised);
+        spec.declarations(&mut x, root);
+        x.finish(root.has_error())
+    };
+    let first = extract(&plain, Vec::new());
+    let Some((better, excised)) = repaired else { return first };
+    // A repair is kept when it lets more declarations be checked: fewer with an error in
+    // their range, then more declarations. (Fewer error sites alone is not enough: error
+    // recovery can spread one error over more declarations than several.)
+    // Then fewer error sites.
+    let second = extract(&better, excised);
+    let score = |f: &FileSyntax, t: &Tree| {
+        (f.declarations.iter().filter(|d| d.has_error).count(), usize::MAX - f.declarations.len(), error_count(t.root_node()))
+    };
+    if second.0.timed_out || score(&second.0, &better) >= score(&first.0, &plain) {
+        return first;
+    }
+    second
 }
 
 /// What a full parse of `source` costs, without a budget: calibrates the budgets against
@@ -333,7 +446,7 @@ pub struct ErrorSite {
 /// its budget (there is no tree to look into) or the file parses cleanly.
 #[doc(hidden)]
 pub fn error_sites(lang: Lang, source: &str) -> Vec<ErrorSite> {
-    let Ok(tree) = readable_tree(lang, source, None) else { return Vec::new() };
+    let Ok((tree, _)) = readable_tree(lang, source, None) else { return Vec::new() };
     let mut out = Vec::new();
     // Explicit stack: no recursion that follows the input's nesting.
     // Each node with its parent's kind (never `.parent()`, which walks from the root).
@@ -455,13 +568,13 @@ const SIGNATURE_CHARS: usize = 200;
 const SIGNATURE_SOURCE_BYTES: usize = 16 * 1024;
 
 impl<'s, 't> Extract<'s, 't> {
-    fn new(src: &'s str, rules: &'s dyn TokenRules, root: Node<'t>, deadline: Option<Instant>) -> Self {
+    fn new(src: &'s str, rules: &'s dyn TokenRules, root: Node<'t>, deadline: Option<Instant>, excised: Vec<std::ops::Range<usize>>) -> Self {
         Extract {
             src,
             rules,
             out: Vec::new(),
             parents: Vec::new(),
-            streams: TokenStreams::new(root),
+            streams: TokenStreams::new(root, excised),
             clock: Clock::new(deadline),
             too_deep: Vec::new(),
             name_bytes: 0,
@@ -688,7 +801,7 @@ mod tests {
         // must notice and report the file as cut short, not as declaring nothing.
         let src = "export function f(a: number) { return [a, a + 1, (a * 2)]; }\n".repeat(500);
         let tree = parse_tree(Lang::TypeScript, &src, None).expect("tree");
-        let mut x = Extract::new(&src, spec(Lang::TypeScript).rules(), tree.root_node(), Some(Instant::now()));
+        let mut x = Extract::new(&src, spec(Lang::TypeScript).rules(), tree.root_node(), Some(Instant::now()), Vec::new());
         spec(Lang::TypeScript).declarations(&mut x, tree.root_node());
         let (fs, work) = x.finish(false);
         assert!(fs.timed_out && fs.declarations.is_empty());
@@ -701,7 +814,7 @@ mod tests {
     /// the text, errors and all).
     fn parse_unrepaired(lang: Lang, src: &str) -> FileSyntax {
         let tree = parse_tree(lang, src, None).unwrap();
-        let mut x = Extract::new(src, spec(lang).rules(), tree.root_node(), None);
+        let mut x = Extract::new(src, spec(lang).rules(), tree.root_node(), None, Vec::new());
         spec(lang).declarations(&mut x, tree.root_node());
         x.finish(tree.root_node().has_error()).0
     }
@@ -722,10 +835,16 @@ mod tests {
 
     #[test]
     fn repairs_are_like_for_like_ascii_overwrites_or_nothing() {
-        assert_eq!(repaired("f(())", &[Repair { at: 2, byte: b'[' }, Repair { at: 3, byte: b']' }]).as_deref(), Some("f([])"));
-        assert_eq!(repaired("a\nb", &[Repair { at: 1, byte: b';' }]), None, "a line break is never overwritten");
-        assert_eq!(repaired("ab", &[Repair { at: 1, byte: b'\n' }]), None, "nor written");
-        assert_eq!(repaired("é", &[Repair { at: 0, byte: b'e' }]), None, "nor part of a multi-byte character");
-        assert_eq!(repaired("ab", &[Repair { at: 2, byte: b'c' }]), None, "nor past the end");
+        let ow = |at, byte| Repair::Overwrite { at, byte };
+        let text = |r: Option<(String, Vec<std::ops::Range<usize>>)>| r.map(|(t, _)| t);
+        assert_eq!(text(repaired("f(())", &[ow(2, b'['), ow(3, b']')])).as_deref(), Some("f([])"));
+        assert_eq!(repaired("a\nb", &[ow(1, b';')]), None, "a line break is never overwritten");
+        assert_eq!(repaired("ab", &[ow(1, b'\n')]), None, "nor written");
+        assert_eq!(repaired("é", &[ow(0, b'e')]), None, "nor part of a multi-byte character");
+        assert_eq!(repaired("ab", &[ow(2, b'c')]), None, "nor past the end");
+        let cut = |start, end| Repair::Excise { start, end };
+        assert_eq!(repaired("<out T>", &[cut(1, 5)]).map(|(_, e)| e), Some(vec![1..5]));
+        assert_eq!(repaired("<out T>", &[cut(1, 5), cut(3, 6)]), None, "excised spans never overlap");
+        assert_eq!(repaired("é", &[cut(1, 2)]), None, "and cut on character boundaries");
     }
 }

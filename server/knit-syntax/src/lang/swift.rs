@@ -6,7 +6,7 @@
 //! `associatedtype`. Members of an `extension Foo` block are `Foo.member` and belong to
 //! the extension's span, not to the struct's (DESIGN 1.3a).
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
+use super::{children, gaps, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -60,13 +60,16 @@ impl LanguageSpec for Swift {
                 continue;
             }
             if n.kind() == "tuple_expression" && is_empty_tuple_with_made_up_operand(n, src) {
-                out.push(Repair { at: n.start_byte(), byte: b'[' });
-                out.push(Repair { at: n.end_byte() - 1, byte: b']' });
+                out.push(Repair::Overwrite { at: n.start_byte(), byte: b'[' });
+                out.push(Repair::Overwrite { at: n.end_byte() - 1, byte: b']' });
                 continue;
             }
             let mut c = n.walk();
             stack.extend(n.children(&mut c));
         }
+        gaps::swift_underscored_ownership(src, &mut out);
+        gaps::swift_lifetime_attributes(src, &mut out);
+        gaps::swift_unknown_modifiers(src, &mut out);
         out
     }
     fn rules(&self) -> &dyn TokenRules {

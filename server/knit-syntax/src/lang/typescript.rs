@@ -11,7 +11,7 @@
 //! tree-sitter-javascript uses the same node names, except `field_definition`
 //! (`property` field) for class fields and bare identifiers as arrow parameters.
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{children, gaps, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{collapse_ws, is_comment, unescape, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -58,6 +58,16 @@ impl LanguageSpec for TypeScript {
     }
     fn kinds(&self) -> &'static [&'static str] {
         KINDS
+    }
+    fn repairs(&self, _root: Node<'_>, src: &str) -> Vec<Repair> {
+        let mut out = Vec::new();
+        gaps::typescript_variance(src, &mut out);
+        gaps::typescript_export_type_star(src, &mut out);
+        // In TSX a line-initial `<` is usually JSX, which the grammar reads.
+        if !self.tsx {
+            gaps::typescript_line_initial_signature(src, &mut out);
+        }
+        out
     }
 }
 
