@@ -50,7 +50,7 @@ pub fn run(b: &CoverageBench) -> anyhow::Result<u8> {
             let Some(lang) = Lang::from_path(path) else { continue };
             let Ok(text) = disk.read(path, 1 << 20) else { continue };
             let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-            let syntax = knit_syntax::parse(lang, text);
+            let (syntax, sites) = knit_syntax::lang::parse_reporting_errors(lang, text);
             let t = by_lang.entry(lang.name()).or_default();
             t.files += 1;
             t.over_budget += syntax.over_budget as usize;
@@ -58,7 +58,7 @@ pub fn run(b: &CoverageBench) -> anyhow::Result<u8> {
             t.unclean += syntax.declarations.iter().filter(|d| d.has_error).count();
             if syntax.has_error && !syntax.over_budget {
                 t.error_files += 1;
-                for site in knit_syntax::lang::error_sites(lang, text) {
+                for site in sites {
                     let key = format!("{}: {}", lang.name(), site.construct);
                     let e = constructs.entry(key).or_insert_with(|| (0, format!("{path}:{}", site.line)));
                     e.0 += 1;

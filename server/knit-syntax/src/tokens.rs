@@ -12,9 +12,9 @@
 //! position, next sibling — in O(1), and produces the file's token bytes once; each
 //! declaration's print then hashes a byte range of them.
 
-use std::ops::Range;
 use crate::fingerprint::TokenHasher;
 use crate::Fingerprint;
+use std::ops::Range;
 use std::time::Instant;
 use tree_sitter::Node;
 

@@ -59,9 +59,9 @@ pub(crate) trait LanguageSpec: Sync {
     /// The exact declaration kinds this language reports (the `kind:` of a fragment).
     fn kinds(&self) -> &'static [&'static str];
     /// Grammar gaps: valid code the grammar cannot read, found in a tree with errors, as
-    /// byte overwrites that make it readable without moving any byte or line (see
-    /// [`Repair`]). The file is parsed again with them; names and fingerprints are still
-    /// read from the original text at the same offsets.
+    /// edits that make it readable without moving any byte or line (see [`Repair`];
+    /// finders live in `gaps.rs`). The file is parsed again with them; names and
+    /// fingerprints are still read from the original text at the same offsets.
     fn repairs(&self, _root: Node<'_>, _src: &str) -> Vec<Repair> {
         Vec::new()
     }
@@ -213,8 +213,9 @@ const PARSE_REPORTS_FLOOR: usize = 1_000;
 /// byte, which for a 1 MiB file alone broke the 200 MB bound of a check (DESIGN,
 /// hardening). Like the work budget it depends on the text alone (up to a few KiB of
 /// parser buffers kept between parses), so its outcome is cached with the text.
-const PARSE_HEAP_BYTES_PER_SOURCE_BYTE: usize = 96;
-const PARSE_HEAP_FLOOR: usize = 16 << 20;
+pub const PARSE_HEAP_BYTES_PER_SOURCE_BYTE: usize = 96;
+/// See [`PARSE_HEAP_BYTES_PER_SOURCE_BYTE`].
+pub const PARSE_HEAP_FLOOR: usize = 16 << 20;
 
 /// Why a parse produced no tree.
 #[derive(Debug)]
@@ -325,31 +326,32 @@ fn trees(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, R
     }
 }
 
-/// The tree [`parse`] reads: the repaired one when it has fewer error sites.
-fn readable_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, Vec<std::ops::Range<usize>>), NoTree> {
-    let (plain, repaired) = trees(lang, source, deadline)?;
-    Ok(match repaired {
-        Some((better, excised)) if error_count(better.root_node()) < error_count(plain.root_node()) => (better, excised),
-        _ => (plain, Vec::new()),
-    })
+/// Visits the nodes of the subtrees of `root` that contain a syntax error, depth-first in
+/// file order, each with its parent's kind (`"source"` for the root); `visit` says whether
+/// to enter the node's children. An explicit stack, and never `.parent()`, which walks
+/// from the root.
+pub(crate) fn walk_errors<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>, &'static str) -> bool) {
+    let mut stack = vec![(root, "source")];
+    let mut kids: Vec<Node<'t>> = Vec::new();
+    while let Some((n, parent)) = stack.pop() {
+        if !n.has_error() || !visit(n, parent) {
+            continue;
+        }
+        let mut c = n.walk();
+        kids.clear();
+        kids.extend(n.children(&mut c));
+        stack.extend(kids.iter().rev().map(|&k| (k, n.kind())));
+    }
 }
 
-/// ERROR and MISSING nodes of a tree (not counting inside an ERROR), by a walk that only
-/// enters subtrees with errors.
+/// ERROR and MISSING nodes of a tree (not counting inside an ERROR).
 fn error_count(root: Node<'_>) -> usize {
     let mut n = 0;
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if !node.has_error() {
-            continue;
-        }
-        if node.is_error() || node.is_missing() {
-            n += 1;
-            continue;
-        }
-        let mut c = node.walk();
-        stack.extend(node.children(&mut c));
-    }
+    walk_errors(root, |node, _| {
+        let site = node.is_error() || node.is_missing();
+        n += site as usize;
+        !site
+    });
     n
 }
 
@@ -364,14 +366,20 @@ pub struct Work {
 }
 
 pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (FileSyntax, Work) {
+    read(lang, source, deadline).0
+}
+
+/// [`parse`], and the tree it read (the repaired one when a repair was kept; None when the
+/// parse stopped at the deadline or a budget).
+fn read(lang: Lang, source: &str, deadline: Option<Instant>) -> ((FileSyntax, Work), Option<Tree>) {
     let spec = spec(lang);
     let (plain, repaired) = match trees(lang, source, deadline) {
         Ok(t) => t,
         Err(NoTree::Deadline) => {
-            return (FileSyntax { has_error: true, timed_out: true, ..FileSyntax::default() }, Work::default())
+            return ((FileSyntax { has_error: true, timed_out: true, ..FileSyntax::default() }, Work::default()), None)
         }
         Err(NoTree::OverBudget) => {
-            return (FileSyntax { has_error: true, over_budget: true, ..FileSyntax::default() }, Work::default())
+            return ((FileSyntax { has_error: true, over_budget: true, ..FileSyntax::default() }, Work::default()), None)
         }
     };
     let extract = |tree: &Tree, excised: Vec<std::ops::Range<usize>>| {
@@ -381,19 +389,19 @@ pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (Fil
         x.finish(root.has_error())
     };
     let first = extract(&plain, Vec::new());
-    let Some((better, excised)) = repaired else { return first };
+    let Some((better, excised)) = repaired else { return (first, Some(plain)) };
     // A repair is kept when it lets more declarations be checked: fewer with an error in
-    // their range, then more declarations. (Fewer error sites alone is not enough: error
-    // recovery can spread one error over more declarations than several.)
-    // Then fewer error sites.
+    // their range, then more declarations, then fewer error sites. (Fewer error sites
+    // alone is not enough: recovery can spread one error over more declarations than
+    // several.)
     let second = extract(&better, excised);
     let score = |f: &FileSyntax, t: &Tree| {
         (f.declarations.iter().filter(|d| d.has_error).count(), usize::MAX - f.declarations.len(), error_count(t.root_node()))
     };
     if second.0.timed_out || score(&second.0, &better) >= score(&first.0, &plain) {
-        return first;
+        return (first, Some(plain));
     }
-    second
+    (second, Some(better))
 }
 
 /// What a full parse of `source` costs, without a budget: calibrates the budgets against
@@ -440,31 +448,25 @@ pub struct ErrorSite {
     pub construct: String,
 }
 
-/// Where the grammar could not read `source`, after the language's repairs (coverage
-/// benchmark): every ERROR node not
-/// inside another, and every MISSING node, in file order. Empty when the parse stops at
-/// its budget (there is no tree to look into) or the file parses cleanly.
+/// [`parse`], and where the grammar could not read `source` in the tree that parse read
+/// (after the language's repairs): every ERROR node not inside another, and every MISSING
+/// node, in file order; none when the parse stopped at a budget. For the coverage
+/// benchmark, which thus parses each file once.
 #[doc(hidden)]
-pub fn error_sites(lang: Lang, source: &str) -> Vec<ErrorSite> {
-    let Ok((tree, _)) = readable_tree(lang, source, None) else { return Vec::new() };
-    let mut out = Vec::new();
-    // Explicit stack: no recursion that follows the input's nesting.
-    // Each node with its parent's kind (never `.parent()`, which walks from the root).
-    let mut stack = vec![(tree.root_node(), "source")];
-    while let Some((n, parent)) = stack.pop() {
-        if !n.has_error() {
-            continue;
-        }
-        if n.is_error() || n.is_missing() {
+pub fn parse_reporting_errors(lang: Lang, source: &str) -> (FileSyntax, Vec<ErrorSite>) {
+    let ((syntax, _), tree) = read(lang, source, None);
+    let mut sites = Vec::new();
+    if let Some(tree) = tree {
+        walk_errors(tree.root_node(), |n, parent| {
+            if !(n.is_error() || n.is_missing()) {
+                return true;
+            }
             let construct = if n.is_missing() { format!("missing {} in {parent}", n.kind()) } else { parent.to_string() };
-            out.push(ErrorSite { line: n.start_position().row as u32 + 1, construct });
-            continue;
-        }
-        let mut c = n.walk();
-        let children: Vec<Node> = n.children(&mut c).collect();
-        stack.extend(children.into_iter().rev().map(|k| (k, n.kind())));
+            sites.push(ErrorSite { line: n.start_position().row as u32 + 1, construct });
+            false
+        });
     }
-    out
+    (syntax, sites)
 }
 
 /// A tree without any budget, for this crate's tests.

@@ -54,19 +54,14 @@ impl LanguageSpec for Swift {
     /// original `(` and `)`, exactly the leaves a right grammar would give.
     fn repairs(&self, root: Node<'_>, src: &str) -> Vec<Repair> {
         let mut out = Vec::new();
-        let mut stack = vec![root];
-        while let Some(n) = stack.pop() {
-            if !n.has_error() {
-                continue;
-            }
+        super::walk_errors(root, |n, _| {
             if n.kind() == "tuple_expression" && is_empty_tuple_with_made_up_operand(n, src) {
                 out.push(Repair::Overwrite { at: n.start_byte(), byte: b'[' });
                 out.push(Repair::Overwrite { at: n.end_byte() - 1, byte: b']' });
-                continue;
+                return false;
             }
-            let mut c = n.walk();
-            stack.extend(n.children(&mut c));
-        }
+            true
+        });
         gaps::swift_underscored_ownership(src, &mut out);
         gaps::swift_lifetime_attributes(src, &mut out);
         gaps::swift_unknown_modifiers(src, &mut out);
