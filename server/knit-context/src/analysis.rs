@@ -152,36 +152,43 @@ pub fn cjk_gram_is_fragment(gram: &[char]) -> bool {
 /// Splits an identifier run into its parts: `_`/`-` separators, lower→Upper, and the end of
 /// an acronym (`HTTPRange` → `HTTP`, `Range`). Digits stay with their letters (`bm25`).
 pub fn identifier_parts(run: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let chars: Vec<(usize, char)> = run.char_indices().collect();
+    let mut ranges = Vec::new();
+    identifier_part_ranges(run, &mut ranges);
+    ranges.into_iter().map(|(s, e)| &run[s..e]).collect()
+}
+
+/// [`identifier_parts`] as byte ranges into a buffer the caller reuses: the indexer splits
+/// every identifier of every file, so this allocates nothing once the buffer has grown.
+fn identifier_part_ranges(run: &str, parts: &mut Vec<(usize, usize)>) {
+    parts.clear();
     let mut start: Option<usize> = None;
-    for i in 0..chars.len() {
-        let (byte, c) = chars[i];
+    let mut chars = run.char_indices().peekable();
+    let mut prev: Option<char> = None;
+    while let Some((byte, c)) = chars.next() {
         if c == '_' {
             if let Some(s) = start.take() {
-                parts.push(&run[s..byte]);
+                parts.push((s, byte));
             }
+            prev = Some(c);
             continue;
         }
-        if let Some(s) = start {
-            let prev = chars[i - 1].1;
-            let next = chars.get(i + 1).map(|&(_, n)| n);
-            let lower_to_upper = (prev.is_lowercase() || prev.is_ascii_digit()) && c.is_uppercase();
-            let acronym_end = prev.is_uppercase()
-                && c.is_uppercase()
-                && next.is_some_and(|n| n.is_lowercase());
-            if lower_to_upper || acronym_end {
-                parts.push(&run[s..byte]);
-                start = Some(byte);
+        match (start, prev) {
+            (Some(s), Some(p)) => {
+                let next = chars.peek().map(|&(_, n)| n);
+                let lower_to_upper = (p.is_lowercase() || p.is_ascii_digit()) && c.is_uppercase();
+                let acronym_end = p.is_uppercase() && c.is_uppercase() && next.is_some_and(|n| n.is_lowercase());
+                if lower_to_upper || acronym_end {
+                    parts.push((s, byte));
+                    start = Some(byte);
+                }
             }
-        } else {
-            start = Some(byte);
+            _ => start = Some(byte),
         }
+        prev = Some(c);
     }
     if let Some(s) = start {
-        parts.push(&run[s..]);
+        parts.push((s, run.len()));
     }
-    parts
 }
 
 /// Folds English plurals onto the singular (`transactions` → `transaction`, `entries` →
@@ -248,6 +255,7 @@ pub fn for_each_term_ref(text: &str, mut sink: impl FnMut(TermRef<'_>)) {
     let mut cjk_run: Vec<char> = Vec::new();
     let mut whole = String::new();
     let mut part_buf = String::new();
+    let mut part_ranges: Vec<(usize, usize)> = Vec::new();
     while let Some(&(byte, c)) = iter.peek() {
         if is_cjk(c) {
             cjk_run.clear();
@@ -302,9 +310,9 @@ pub fn for_each_term_ref(text: &str, mut sink: impl FnMut(TermRef<'_>)) {
                 sink(TermRef { term: &whole, char_start: start_char, char_end: char_pos, is_cjk: false });
             }
             if needs_split {
-                let parts = identifier_parts(trimmed);
-                if parts.len() > 1 {
-                    for part in parts {
+                identifier_part_ranges(trimmed, &mut part_ranges);
+                if part_ranges.len() > 1 {
+                    for part in part_ranges.iter().map(|&(s, e)| &trimmed[s..e]) {
                         lowercase_into(part, &mut part_buf);
                         if is_stop_word(&part_buf) {
                             continue;
@@ -414,6 +422,15 @@ impl tantivy::tokenizer::TokenStream for KnitTokenStream<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn identifier_parts_split_at_case_separators_and_acronyms() {
+        assert_eq!(identifier_parts("HTTPRange"), vec!["HTTP", "Range"]);
+        assert_eq!(identifier_parts("parseAsync2Json"), vec!["parse", "Async2", "Json"]);
+        assert_eq!(identifier_parts("__max__file_bytes_"), vec!["max", "file", "bytes"]);
+        assert_eq!(identifier_parts("bm25"), vec!["bm25"]);
+        assert_eq!(identifier_parts("ÉtatCivil"), vec!["État", "Civil"]);
+    }
 
     #[test]
     fn identifiers_are_indexed_whole_and_split() {

@@ -19,9 +19,9 @@ use crate::fusion::{self, FusionWeights};
 use crate::signals::{self, SymbolTable};
 use knit_workspace::{History, HistoryLimits};
 use knit_workspace::files::Confined;
-use crate::index::{self, FileRecord, PassageDetail, PreparedFile, SkipReason, WorkspaceIndex};
+use crate::index::{self, FileRecord, PreparedFile, SkipReason, WorkspaceIndex};
 use crate::markdown;
-use crate::passages;
+use crate::passages::{self, PassageDetail};
 use crate::relations::{self, ImportExtractor, RelationGraph};
 use crate::task::{self, OpenBuffer, SelectedTerm, TaskInput};
 use crate::tiers::{self, Hit, Placement, Tier, TierRules};
@@ -211,9 +211,10 @@ fn prepare(walked: &WalkedFile, files: &Confined, text_override: Option<&str>, e
         imports: Vec::new(),
         skipped: None,
         decls: Vec::new(),
+        passages: 0,
     };
     if walked.kind == Kind::Media {
-        return Prepared::File(Box::new(PreparedFile { record: base, title_text: name, summary_text: dir, body_text: String::new(), passages: Vec::new() }));
+        return Prepared::File(Box::new(PreparedFile { record: base, title_text: name, summary_text: dir, body_text: String::new() }));
     }
     let outcome = match text_override {
         Some(text) => fsio::classify_bytes(text.as_bytes().to_vec(), max_bytes),
@@ -232,7 +233,7 @@ fn prepare(walked: &WalkedFile, files: &Confined, text_override: Option<&str>, e
         }
     };
     let mut record = FileRecord { hash: fsio::content_hash(&text), ..base };
-    let (title_text, summary_text, passage_list) = if walked.kind == Kind::Doc {
+    let (title_text, summary_text, passage_count) = if walked.kind == Kind::Doc {
         let stem = name.rsplit_once('.').map(|(s, _)| s).unwrap_or(&name);
         let head = markdown::doc_head(&text, stem);
         if classify::is_markdown(rel) {
@@ -241,26 +242,20 @@ fn prepare(walked: &WalkedFile, files: &Confined, text_override: Option<&str>, e
         record.title = head.title.clone();
         record.summary = head.summary.clone();
         record.head_end_line = head.head_end_line;
-        (head.title, head.summary, passages::split(&text, Kind::Doc, head.head_end_line))
+        (head.title, head.summary, passages::split(&text, Kind::Doc, head.head_end_line).len())
     } else {
         let head = markdown::code_head(&text, &name);
         record.summary = head.summary;
         if let Some(extract) = extractor {
             record.imports = relations::relative_imports(extract, rel, &text);
         }
-        record.decls = crate::symbols::declared_names(&text);
-        (name.clone(), dir, passages::split(&text, Kind::Code, 0))
+        let declarations = crate::symbols::declarations(&text);
+        record.decls = crate::symbols::names_of(&declarations);
+        let declaration_lines: Vec<usize> = declarations.iter().map(|&(line, _)| line).collect();
+        (name.clone(), dir, passages::split_at(&text, Kind::Code, 0, &declaration_lines).len())
     };
-    let lines: Vec<&str> = text.lines().collect();
-    let passages = passage_list
-        .into_iter()
-        .map(|p| {
-            let start = (p.start_line as usize).saturating_sub(1).min(lines.len());
-            let end = (p.end_line as usize).min(lines.len());
-            (p, lines[start..end].join("\n"))
-        })
-        .collect();
-    Prepared::File(Box::new(PreparedFile { record, title_text, summary_text, body_text: text, passages }))
+    record.passages = passage_count as u32;
+    Prepared::File(Box::new(PreparedFile { record, title_text, summary_text, body_text: text }))
 }
 
 /// Adds one more reason a pack is weaker than usual: the first reason keeps the code,
@@ -774,7 +769,28 @@ impl ContextEngine {
         let pinned_slots: Vec<u32> = self.control.pinned.iter().filter_map(|r| self.index.slot_of(&r.path)).filter(|&s| eligible[s as usize]).collect();
         let mut detail_slots = considered.clone();
         detail_slots.extend(pinned_slots.iter().copied().filter(|s| scores.scores.get(*s as usize).is_some_and(|&v| v > 0.0)));
-        let details: HashMap<u32, PassageDetail> = if weighted.is_empty() || degraded_by_terms { HashMap::new() } else { self.index.passage_details(&detail_slots, &weighted)? };
+        // Passages are scored here, on the candidates' current text (open buffers first),
+        // not indexed; the texts are kept for the items' passage excerpts.
+        let mut texts: HashMap<u32, String> = HashMap::new();
+        let mut details: HashMap<u32, PassageDetail> = HashMap::new();
+        if !weighted.is_empty() && !degraded_by_terms {
+            let stats = self.index.passage_stats(&weighted)?;
+            for &slot in &detail_slots {
+                let Some(record) = self.index.record(slot) else { continue };
+                if details.contains_key(&slot) || record.kind == Kind::Media {
+                    continue;
+                }
+                let text = match buffers.iter().find(|b| b.path == record.path) {
+                    Some(b) => b.text.clone(),
+                    None => match fsio::read_text(&self.files, &record.path, self.options.max_file_bytes) {
+                        ReadOutcome::Text(t) => t,
+                        _ => continue,
+                    },
+                };
+                details.insert(slot, passages::best_passages(&text, record.kind, record.head_end_line, &weighted, &stats));
+                texts.insert(slot, text);
+            }
+        }
 
         let terms_of_mask = |mask: u32| -> Vec<String> { weighted.iter().enumerate().filter(|(i, _)| *i < 32 && mask & (1 << i) != 0).map(|(_, (t, _))| t.clone()).collect() };
         let hit_for = |slot: u32| -> Option<Hit> {
@@ -883,11 +899,7 @@ impl ContextEngine {
             }
             *relation_count += relations.len();
             let passage = details.get(&slot).and_then(|d| d.best.map(|range| (range, d.best_terms.clone()))).map(|((start, end), term_ids)| {
-                let full = buffers.iter().find(|b| b.path == path).map(|b| b.text.clone()).or_else(|| match fsio::read_text(&self.files, path, self.options.max_file_bytes) {
-                    ReadOutcome::Text(t) => Some(t),
-                    _ => None,
-                });
-                let text = full.map(|t| passages::lines_text(&t, start, end)).unwrap_or_default();
+                let text = texts.get(&slot).map(|t| passages::lines_text(t, start, end)).unwrap_or_default();
                 let matched: Vec<String> = term_ids.iter().filter_map(|&i| weighted.get(i).map(|w| w.0.clone())).collect();
                 PassageOut { start_line: start, end_line: end, text: snippet(&text, &matched) }
             });

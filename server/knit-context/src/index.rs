@@ -1,8 +1,9 @@
 //! The persistent tantivy index of one workspace and the BM25 scoring over it.
 //!
 //! One tantivy document per file (`title` / `summary` / `body`; for code the slots hold the
-//! file name, the directory path and the content; media have a name only) and one per
-//! passage (`ptext` plus its line range). The file's metadata (title, summary, hashes,
+//! file name, the directory path and the content; media have a name only). Passages are
+//! not indexed: the pack re-splits its few candidate files and scores their passages
+//! (`passages::best_passages`) with IDF from the file documents. The file's metadata (title, summary, hashes,
 //! links, imports) is stored with the file document, so the index alone is the truth and
 //! two processes that share it never disagree about a file table.
 //!
@@ -20,17 +21,17 @@ use tantivy::directory::MmapDirectory;
 use tantivy::indexer::NoMergePolicy;
 use tantivy::postings::Postings;
 use tantivy::schema::{Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, Value, STORED};
-use tantivy::{DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, TERMINATED};
+use tantivy::{DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term, TERMINATED};
 
 use crate::analysis::KnitTokenizer;
 use crate::classify::{Kind, Role};
 use crate::markdown::LinkRef;
-use crate::passages::Passage;
+use crate::passages::PassageStats;
 use crate::relations::ImportRef;
 
 /// Bump when the schema, the analyzer or the stored metadata change: the folder name
 /// changes with it, so an old index is never opened by new code.
-pub const INDEX_VERSION: u32 = 4;
+pub const INDEX_VERSION: u32 = 5;
 const TOKENIZER: &str = "knit";
 const SIGNATURE_FILE: &str = "knit-index.json";
 
@@ -39,14 +40,12 @@ const SIGNATURE_FILE: &str = "knit-index.json";
 const BULK_ARENA_BYTES: usize = 64_000_000;
 
 const DOC_TYPE_FILE: u64 = 0;
-const DOC_TYPE_PASSAGE: u64 = 1;
 const DOC_TYPE_SKIPPED: u64 = 2;
 
 /// BM25 saturation and, per field, weight and length normalisation (title, summary, body).
 const K1: f32 = 1.2;
 const FIELD_WEIGHTS: [f32; 3] = [4.0, 2.0, 1.0];
 const FIELD_B: [f32; 3] = [0.3, 0.5, 0.75];
-const PASSAGE_B: f32 = 0.75;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -80,6 +79,10 @@ pub struct FileRecord {
     /// Names the file declares (code files; keyword scan, see `symbols`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decls: Vec<String>,
+    /// How many passages `passages::split` cuts the indexed text into (for the average
+    /// passage length that passage scoring normalises by).
+    #[serde(default)]
+    pub passages: u32,
 }
 
 impl FileRecord {
@@ -95,14 +98,13 @@ pub fn file_id(path: &str) -> u64 {
     u64::from_le_bytes(bytes)
 }
 
-/// A file ready to be written: its record, the three field texts and its passages.
+/// A file ready to be written: its record and the three field texts.
 #[derive(Debug, Clone)]
 pub struct PreparedFile {
     pub record: FileRecord,
     pub title_text: String,
     pub summary_text: String,
     pub body_text: String,
-    pub passages: Vec<(Passage, String)>,
 }
 
 #[derive(Clone, Copy)]
@@ -112,10 +114,6 @@ struct Fields {
     title: Field,
     summary: Field,
     body: Field,
-    ptext: Field,
-    pstart: Field,
-    pend: Field,
-    phead: Field,
     meta: Field,
 }
 
@@ -127,14 +125,10 @@ fn build_schema() -> (Schema, Fields) {
     let fast_u64 = NumericOptions::default().set_fast();
     let fields = Fields {
         file_id: builder.add_u64_field("file_id", NumericOptions::default().set_fast().set_indexed()),
-        doc_type: builder.add_u64_field("doc_type", fast_u64.clone()),
+        doc_type: builder.add_u64_field("doc_type", fast_u64),
         title: builder.add_text_field("title", indexed_text.clone()),
         summary: builder.add_text_field("summary", indexed_text.clone()),
-        body: builder.add_text_field("body", indexed_text.clone()),
-        ptext: builder.add_text_field("ptext", indexed_text),
-        pstart: builder.add_u64_field("pstart", fast_u64.clone()),
-        pend: builder.add_u64_field("pend", fast_u64.clone()),
-        phead: builder.add_u64_field("phead", fast_u64),
+        body: builder.add_text_field("body", indexed_text),
         meta: builder.add_text_field("meta", STORED),
     };
     (builder.build(), fields)
@@ -150,10 +144,6 @@ struct Signature {
 struct SegmentMap {
     /// doc → file slot for file documents; `u32::MAX` otherwise.
     doc_to_file: Vec<u32>,
-    /// file slot → its passage documents (ascending).
-    passages_by_file: HashMap<u32, Vec<DocId>>,
-    /// passage doc → (start, end, head)
-    passage_lines: HashMap<DocId, (u32, u32, bool)>,
 }
 
 /// Per-term, per-file field hits of one scoring run.
@@ -168,15 +158,6 @@ pub struct FileScores {
     /// Files (among the eligible) that contain each term in any field.
     pub df: Vec<u32>,
     pub eligible_count: usize,
-}
-
-/// The best passage of a file and its per-term passage frequencies.
-#[derive(Debug, Clone, Default)]
-pub struct PassageDetail {
-    pub best: Option<(u32, u32)>,
-    pub best_terms: Vec<usize>,
-    /// Per term: the highest frequency in any non-head passage, with that passage's lines.
-    pub deepest: Vec<Option<(u32, u32, u32)>>,
 }
 
 pub struct WorkspaceIndex {
@@ -270,8 +251,7 @@ impl WorkspaceIndex {
                 if segment.is_deleted(doc) {
                     continue;
                 }
-                let kind = doc_type.first(doc).unwrap_or(DOC_TYPE_PASSAGE);
-                if kind == DOC_TYPE_PASSAGE {
+                if !matches!(doc_type.first(doc), Some(DOC_TYPE_FILE | DOC_TYPE_SKIPPED)) {
                     continue;
                 }
                 let stored: TantivyDocument = store.get(doc)?;
@@ -298,24 +278,13 @@ impl WorkspaceIndex {
         for segment in searcher.segment_readers() {
             let ids = segment.fast_fields().u64("file_id")?;
             let types = segment.fast_fields().u64("doc_type")?;
-            let starts = segment.fast_fields().u64("pstart")?;
-            let ends = segment.fast_fields().u64("pend")?;
-            let heads = segment.fast_fields().u64("phead")?;
-            let mut map = SegmentMap { doc_to_file: vec![u32::MAX; segment.max_doc() as usize], passages_by_file: HashMap::new(), passage_lines: HashMap::new() };
+            let mut map = SegmentMap { doc_to_file: vec![u32::MAX; segment.max_doc() as usize] };
             for doc in 0..segment.max_doc() {
-                if segment.is_deleted(doc) {
+                if segment.is_deleted(doc) || types.first(doc) != Some(DOC_TYPE_FILE) {
                     continue;
                 }
-                let Some(slot) = ids.first(doc).and_then(|id| self.slot_by_id.get(&id).copied()) else { continue };
-                match types.first(doc) {
-                    Some(DOC_TYPE_FILE) => map.doc_to_file[doc as usize] = slot,
-                    Some(DOC_TYPE_PASSAGE) => {
-                        map.passages_by_file.entry(slot).or_default().push(doc);
-                        let start = starts.first(doc).unwrap_or(0) as u32;
-                        let end = ends.first(doc).unwrap_or(0) as u32;
-                        map.passage_lines.insert(doc, (start, end, heads.first(doc).unwrap_or(0) == 1));
-                    }
-                    _ => {}
+                if let Some(slot) = ids.first(doc).and_then(|id| self.slot_by_id.get(&id).copied()) {
+                    map.doc_to_file[doc as usize] = slot;
                 }
             }
             maps.push(map);
@@ -418,16 +387,6 @@ impl WorkspaceIndex {
             doc.add_text(f.body, &prepared.body_text);
             doc.add_text(f.meta, serde_json::to_string(&prepared.record)?);
             writer.add_document(doc)?;
-            for (passage, text) in &prepared.passages {
-                let mut p = TantivyDocument::default();
-                p.add_u64(f.file_id, id);
-                p.add_u64(f.doc_type, DOC_TYPE_PASSAGE);
-                p.add_text(f.ptext, text);
-                p.add_u64(f.pstart, passage.start_line as u64);
-                p.add_u64(f.pend, passage.end_line as u64);
-                p.add_u64(f.phead, passage.is_head as u64);
-                writer.add_document(p)?;
-            }
         }
         self.pending_removals.extend(removals);
         self.pending_records.extend(skipped);
@@ -589,93 +548,26 @@ impl WorkspaceIndex {
         Ok(out)
     }
 
-    /// For each file slot in `slots`: its best passage (BM25 over passages, IDF over all
-    /// passages of the workspace) and, per term, its deepest non-head passage.
-    pub fn passage_details(&self, slots: &[u32], terms: &[(String, f32)]) -> Result<HashMap<u32, PassageDetail>> {
+    /// What passage scoring needs for `terms`: per term its IDF over the live file
+    /// documents (df = files whose body holds it) and the average passage length in index
+    /// terms (the body terms of all files over the passages they are cut into).
+    pub fn passage_stats(&self, terms: &[(String, f32)]) -> Result<PassageStats> {
         let searcher = self.reader.searcher();
-        let field = self.fields.ptext;
-        let mut total_passages = 0u64;
         let mut total_tokens = 0u64;
+        let mut body_docs = 0u64;
         for (segment, map) in searcher.segment_readers().iter().zip(&self.segments) {
-            total_passages += map.passage_lines.len() as u64;
-            total_tokens += segment.inverted_index(field)?.total_num_tokens();
+            total_tokens += segment.inverted_index(self.fields.body)?.total_num_tokens();
+            body_docs += map.doc_to_file.iter().filter(|&&s| s != u32::MAX).count() as u64;
         }
-        let avgdl = if total_passages == 0 { 1.0 } else { (total_tokens as f32 / total_passages as f32).max(1.0) };
-        let n = total_passages.max(1) as f32;
+        // (total_num_tokens counts deleted documents too, as the file scoring's averages do)
+        let passages: u64 = self.records().map(|(_, r)| r.passages as u64).sum();
+        let avg_len = if passages == 0 { 1.0 } else { (total_tokens as f32 / passages as f32).max(1.0) };
+        let n = body_docs.max(1) as f32;
         let mut idf = Vec::with_capacity(terms.len());
         for (term, _) in terms {
-            let df = searcher.doc_freq(&Term::from_field_text(field, term))? as f32;
+            let df = (searcher.doc_freq(&Term::from_field_text(self.fields.body, term))? as f32).min(n);
             idf.push(if df == 0.0 { 0.0 } else { (1.0 + (n - df + 0.5) / (df + 0.5)).ln() });
         }
-        // passage doc → (slot, score, matched terms)
-        let mut per_file: HashMap<u32, PassageDetail> = slots.iter().map(|&s| (s, PassageDetail { deepest: vec![None; terms.len()], ..Default::default() })).collect();
-        let mut best_score: HashMap<u32, f32> = HashMap::new();
-        for (segment, map) in searcher.segment_readers().iter().zip(&self.segments) {
-            let mut docs: Vec<(DocId, u32)> = Vec::new();
-            for &slot in slots {
-                if let Some(list) = map.passages_by_file.get(&slot) {
-                    docs.extend(list.iter().map(|&d| (d, slot)));
-                }
-            }
-            if docs.is_empty() {
-                continue;
-            }
-            docs.sort_unstable();
-            let norms = segment.get_fieldnorms_reader(field)?;
-            let inverted = segment.inverted_index(field)?;
-            let mut scores: HashMap<DocId, (f32, Vec<usize>)> = HashMap::new();
-            for (t, (term, weight)) in terms.iter().enumerate() {
-                if idf[t] == 0.0 {
-                    continue;
-                }
-                let Some(mut postings) = inverted.read_postings(&Term::from_field_text(field, term), IndexRecordOption::WithFreqs)? else { continue };
-                for &(doc, slot) in &docs {
-                    if postings.doc() > doc {
-                        continue;
-                    }
-                    if postings.seek(doc) != doc {
-                        if postings.doc() == TERMINATED {
-                            break;
-                        }
-                        continue;
-                    }
-                    let tf = postings.term_freq() as f32;
-                    let len = norms.fieldnorm(doc) as f32;
-                    let saturation = tf * (K1 + 1.0) / (tf + K1 * (1.0 - PASSAGE_B + PASSAGE_B * len / avgdl));
-                    let entry = scores.entry(doc).or_insert((0.0, Vec::new()));
-                    entry.0 += weight * idf[t] * saturation;
-                    entry.1.push(t);
-                    let (start, end, head) = map.passage_lines.get(&doc).copied().unwrap_or((0, 0, false));
-                    if !head {
-                        if let Some(detail) = per_file.get_mut(&slot) {
-                            let tf = tf as u32;
-                            let better = match detail.deepest[t] {
-                                None => true,
-                                Some((best_tf, best_start, _)) => tf > best_tf || (tf == best_tf && start < best_start),
-                            };
-                            if better {
-                                detail.deepest[t] = Some((tf, start, end));
-                            }
-                        }
-                    }
-                }
-            }
-            for (doc, (score, matched)) in scores {
-                let slot = docs.iter().find(|(d, _)| *d == doc).map(|&(_, s)| s).unwrap_or(u32::MAX);
-                let (start, end, _) = map.passage_lines.get(&doc).copied().unwrap_or((0, 0, false));
-                let Some(detail) = per_file.get_mut(&slot) else { continue };
-                let current = best_score.get(&slot).copied();
-                let better = match (current, detail.best) {
-                    (None, _) | (_, None) => true,
-                    (Some(best), Some((best_start, _))) => score > best || (score == best && start < best_start),
-                };
-                if better {
-                    best_score.insert(slot, score);
-                    detail.best = Some((start, end));
-                    detail.best_terms = matched;
-                }
-            }
-        }
-        Ok(per_file)
+        Ok(PassageStats::new(terms, idf, avg_len))
     }
 }

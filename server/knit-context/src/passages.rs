@@ -5,8 +5,16 @@
 //! decorators just above it): the passage a code item reports is the function, method or
 //! type that matched, not a fixed window.
 //!
+//! Passages are not indexed: [`best_passages`] re-splits a candidate file at pack time and
+//! scores its passages with BM25 against the task terms, so the index holds one document
+//! per file and a cold index analyses each byte once (one document per declaration had
+//! made the first build of a 10 000-file workspace twice as slow).
+//!
 //! Pure: text in, ranges out. Line numbers are 1-based and inclusive.
 
+use std::collections::HashMap;
+
+use crate::analysis;
 use crate::classify::Kind;
 
 /// Target size of a passage; a passage grows past it only inside a single long line.
@@ -47,6 +55,15 @@ fn is_heading(line: &str) -> bool {
 
 /// Splits `text` into passages. `head_end_line` (docs) forces a cut after the head.
 pub fn split(text: &str, kind: Kind, head_end_line: u32) -> Vec<Passage> {
+    let declaration_lines: Vec<usize> = match kind {
+        Kind::Doc => Vec::new(),
+        _ => crate::symbols::declarations(text).into_iter().map(|(line, _)| line).collect(),
+    };
+    split_at(text, kind, head_end_line, &declaration_lines)
+}
+
+/// [`split`] with the code's declaration lines (0-based, ascending) already found.
+pub fn split_at(text: &str, kind: Kind, head_end_line: u32, declaration_lines: &[usize]) -> Vec<Passage> {
     let lines: Vec<&str> = text.lines().collect();
     if lines.is_empty() {
         return Vec::new();
@@ -70,8 +87,8 @@ pub fn split(text: &str, kind: Kind, head_end_line: u32) -> Vec<Passage> {
             }
         }
     } else {
-        for (i, line) in lines.iter().enumerate() {
-            if i > 0 && crate::symbols::declaration_on_line(line).is_some() {
+        for &i in declaration_lines {
+            if i > 0 && i < lines.len() {
                 // The doc comment, attributes and decorators above belong to it.
                 let mut start = i;
                 while start > 0 && is_preamble(lines[start - 1]) {
@@ -153,6 +170,189 @@ pub fn split(text: &str, kind: Kind, head_end_line: u32) -> Vec<Passage> {
     out
 }
 
+/// BM25 saturation and length normalisation of passage scoring.
+const K1: f32 = 1.2;
+const PASSAGE_B: f32 = 0.75;
+
+/// The best passage of a file and its per-term passage frequencies.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PassageDetail {
+    pub best: Option<(u32, u32)>,
+    /// Indexes (into the task terms) of the terms the best passage holds.
+    pub best_terms: Vec<usize>,
+    /// Per term: the highest frequency in any non-head passage, with that passage's lines.
+    pub deepest: Vec<Option<(u32, u32, u32)>>,
+}
+
+/// What passage scoring needs to know of the workspace and the task, made once per pack:
+/// per task term its IDF (over the workspace's files), the average passage length in
+/// index terms, and the matcher of the terms' probes (see [`probe_counts`]).
+#[derive(Debug, Clone)]
+pub struct PassageStats {
+    pub idf: Vec<f32>,
+    pub avg_len: f32,
+    /// `None` when a scored term is not ASCII (lowercasing may move bytes): nothing is
+    /// bounded then, every passage is scored.
+    probes: Option<Probes>,
+}
+
+#[derive(Debug, Clone)]
+struct Probes {
+    /// `None` when no term is scored.
+    matcher: Option<aho_corasick::AhoCorasick>,
+    /// pattern → term index
+    term_of: Vec<usize>,
+}
+
+impl PassageStats {
+    pub fn new(terms: &[(String, f32)], idf: Vec<f32>, avg_len: f32) -> PassageStats {
+        let mut patterns: Vec<&str> = Vec::new();
+        let mut term_of = Vec::new();
+        let mut ascii = true;
+        for (t, (term, _)) in terms.iter().enumerate() {
+            if idf.get(t).is_none_or(|&v| v <= 0.0) {
+                continue;
+            }
+            ascii &= term.is_ascii();
+            // analysis lowercases a word and at most drops a plural ending (`entries` →
+            // `entry`): an ASCII term minus a final `y` is a substring of every word it
+            // comes from
+            patterns.push(match term.strip_suffix('y') {
+                Some(stem) if !stem.is_empty() => stem,
+                _ => term,
+            });
+            term_of.push(t);
+        }
+        let probes = if !ascii {
+            None
+        } else if patterns.is_empty() {
+            Some(Probes { matcher: None, term_of })
+        } else {
+            aho_corasick::AhoCorasick::builder().ascii_case_insensitive(true).build(&patterns).ok().map(|m| Probes { matcher: Some(m), term_of })
+        };
+        PassageStats { idf, avg_len, probes }
+    }
+}
+
+/// Splits `text` as the index would and scores every passage with BM25 over `terms`
+/// (term, query weight): the best passage (ties: the earliest) with the terms it holds,
+/// and per term the non-head passage where it is most frequent. `head_end_line` as for
+/// [`split`].
+pub fn best_passages(text: &str, kind: Kind, head_end_line: u32, terms: &[(String, f32)], stats: &PassageStats) -> PassageDetail {
+    let mut detail = PassageDetail { deepest: vec![None; terms.len()], ..Default::default() };
+    let wanted: HashMap<&str, usize> = terms.iter().enumerate().filter(|(i, _)| stats.idf.get(*i).is_some_and(|&v| v > 0.0)).map(|(i, (t, _))| (t.as_str(), i)).collect();
+    if wanted.is_empty() {
+        return detail;
+    }
+    // byte offset where each line starts, so a passage is a slice of the text
+    let mut line_starts = vec![0usize];
+    line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    let slice = |start_line: u32, end_line: u32| -> &str {
+        let from = line_starts.get(start_line.saturating_sub(1) as usize).copied().unwrap_or(text.len());
+        let to = line_starts.get(end_line as usize).copied().unwrap_or(text.len()).max(from);
+        &text[from..to]
+    };
+    let passages = split(text, kind, head_end_line);
+    let n_terms = terms.len();
+    // Exact scoring tokenizes a passage; most of a large file's passages cannot win, so
+    // they are bounded first from substring counts and tokenized only while they could.
+    let counts = probe_counts(text, &line_starts, &passages, terms.len(), stats);
+    let saturation = |tf: f32, norm: f32| tf * (K1 + 1.0) / (tf + K1 * norm);
+    // Upper bound of a passage's score: every probe hit a real occurrence, and the
+    // shortest length normalisation (a passage cannot be shorter than zero terms).
+    let bound = |p: usize| -> f32 {
+        match &counts {
+            None => f32::INFINITY,
+            Some(c) => (0..n_terms).filter(|&t| c[p * n_terms + t] > 0).map(|t| terms[t].1 * stats.idf[t] * saturation(c[p * n_terms + t] as f32, 1.0 - PASSAGE_B)).sum(),
+        }
+    };
+    let count = |p: usize, t: usize| -> u32 { counts.as_ref().map_or(u32::MAX, |c| c[p * n_terms + t]) };
+    // passage → (score, exact tf per term), computed at most once
+    let mut exact: HashMap<usize, (f32, Vec<u32>)> = HashMap::new();
+    let mut score_exactly = |p: usize| -> (f32, Vec<u32>) {
+        exact
+            .entry(p)
+            .or_insert_with(|| {
+                let passage = passages[p];
+                let mut tf = vec![0u32; n_terms];
+                let mut len = 0u32;
+                analysis::for_each_term_ref(slice(passage.start_line, passage.end_line), |t| {
+                    len += 1;
+                    if let Some(&i) = wanted.get(t.term) {
+                        tf[i] += 1;
+                    }
+                });
+                let norm = 1.0 - PASSAGE_B + PASSAGE_B * len as f32 / stats.avg_len.max(1.0);
+                let score = (0..n_terms).filter(|&t| tf[t] > 0).map(|t| terms[t].1 * stats.idf[t] * saturation(tf[t] as f32, norm)).sum();
+                (score, tf)
+            })
+            .clone()
+    };
+
+    // The best passage: highest score, the earliest on ties.
+    let mut order: Vec<(f32, usize)> = (0..passages.len()).map(|p| (bound(p), p)).filter(|&(b, _)| b > 0.0).collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut best: Option<(f32, usize)> = None;
+    for &(upper, p) in &order {
+        if best.is_some_and(|(score, at)| upper < score || (upper == score && p > at)) {
+            break;
+        }
+        let (score, tf) = score_exactly(p);
+        if tf.iter().all(|&f| f == 0) {
+            continue;
+        }
+        if best.is_none_or(|(b, at)| score > b || (score == b && p < at)) {
+            best = Some((score, p));
+        }
+    }
+    if let Some((_, p)) = best {
+        let (_, tf) = score_exactly(p);
+        detail.best = Some((passages[p].start_line, passages[p].end_line));
+        detail.best_terms = (0..n_terms).filter(|&t| tf[t] > 0).collect();
+    }
+
+    // Per term, the non-head passage where it is most frequent (the earliest on ties).
+    for t in 0..n_terms {
+        if stats.idf[t] <= 0.0 || !wanted.contains_key(terms[t].0.as_str()) {
+            continue;
+        }
+        let mut candidates: Vec<usize> = (0..passages.len()).filter(|&p| !passages[p].is_head && count(p, t) > 0).collect();
+        candidates.sort_by(|&a, &b| count(b, t).cmp(&count(a, t)).then(a.cmp(&b)));
+        let mut deepest: Option<(u32, usize)> = None;
+        for p in candidates {
+            if deepest.is_some_and(|(tf, at)| count(p, t) < tf || (count(p, t) == tf && p > at)) {
+                break;
+            }
+            let tf = score_exactly(p).1[t];
+            if tf > 0 && deepest.is_none_or(|(d, at)| tf > d || (tf == d && p < at)) {
+                deepest = Some((tf, p));
+            }
+        }
+        detail.deepest[t] = deepest.map(|(tf, p)| (tf, passages[p].start_line, passages[p].end_line));
+    }
+    detail
+}
+
+/// Per passage and term (row-major, `passages × terms`), how often the term's probe
+/// occurs in the passage, ASCII case ignored: an upper bound of the term's frequency
+/// there (see [`PassageStats::new`]). Terms without IDF count 0; `None` when the terms
+/// have no probes (not ASCII).
+fn probe_counts(text: &str, line_starts: &[usize], passages: &[Passage], n_terms: usize, stats: &PassageStats) -> Option<Vec<u32>> {
+    let probes = stats.probes.as_ref()?;
+    let mut counts = vec![0u32; passages.len() * n_terms];
+    let Some(matcher) = &probes.matcher else { return Some(counts) };
+    // One pass for every term; overlapping, so a probe inside another's match still counts.
+    for found in matcher.find_overlapping_iter(text) {
+        let line = (line_starts.partition_point(|&s| s <= found.start()) - 1) as u32 + 1;
+        // passages are ordered and disjoint; lines between them (blank edges) hold nothing
+        let p = passages.partition_point(|p| p.end_line < line);
+        if passages.get(p).is_some_and(|p| p.start_line <= line) {
+            counts[p * n_terms + probes.term_of[found.pattern().as_usize()]] += 1;
+        }
+    }
+    Some(counts)
+}
+
 /// The text of lines `start..=end` (1-based) of `text`.
 pub fn lines_text(text: &str, start_line: u32, end_line: u32) -> String {
     text.lines()
@@ -192,6 +392,82 @@ mod tests {
         let passages = split(text, Kind::Code, 0);
         // the one-line import joins the first function; the second function is its own
         assert_eq!(passages.iter().map(|p| (p.start_line, p.end_line)).collect::<Vec<_>>(), vec![(1, 6), (8, 12)], "{passages:?}");
+    }
+
+    #[test]
+    fn the_best_passage_is_the_declaration_holding_the_rare_term() {
+        let text = "export function parse(input) {\n  return tokens(input)\n}\n\nexport function render(tree) {\n  return tree.nodes.map(render)\n}\n";
+        let terms = vec![("render".to_string(), 1.0), ("input".to_string(), 1.0)];
+        let stats = PassageStats::new(&terms, vec![2.0, 0.5], 8.0);
+        let detail = best_passages(text, Kind::Code, 0, &terms, &stats);
+        assert_eq!(detail.best, Some((5, 7)));
+        assert_eq!(detail.best_terms, vec![0]);
+        assert_eq!(detail.deepest[0], Some((2, 5, 7)));
+        assert_eq!(detail.deepest[1], Some((2, 1, 3)));
+        // a term with no IDF (in every file) neither scores nor counts as deepest
+        let flat = PassageStats::new(&terms, vec![0.0, 0.0], 8.0);
+        assert_eq!(best_passages(text, Kind::Code, 0, &terms, &flat), PassageDetail { deepest: vec![None, None], ..Default::default() });
+    }
+
+    /// Scores every passage: what [`best_passages`] must equal, without its bounds.
+    fn best_passages_by_brute_force(text: &str, kind: Kind, terms: &[(String, f32)], stats: &PassageStats) -> PassageDetail {
+        let mut detail = PassageDetail { deepest: vec![None; terms.len()], ..Default::default() };
+        let mut best = 0.0f32;
+        for passage in split(text, kind, 0) {
+            let body = lines_text(text, passage.start_line, passage.end_line);
+            let words = analysis::terms_of(&body);
+            let norm = 1.0 - PASSAGE_B + PASSAGE_B * words.len() as f32 / stats.avg_len;
+            let mut score = 0.0;
+            let mut matched = Vec::new();
+            for (t, (term, weight)) in terms.iter().enumerate() {
+                let tf = words.iter().filter(|w| *w == term).count() as u32;
+                if tf == 0 || stats.idf[t] <= 0.0 {
+                    continue;
+                }
+                score += weight * stats.idf[t] * tf as f32 * (K1 + 1.0) / (tf as f32 + K1 * norm);
+                matched.push(t);
+                if detail.deepest[t].is_none_or(|(d, _, _)| tf > d) {
+                    detail.deepest[t] = Some((tf, passage.start_line, passage.end_line));
+                }
+            }
+            if !matched.is_empty() && (detail.best.is_none() || score > best) {
+                best = score;
+                detail.best = Some((passage.start_line, passage.end_line));
+                detail.best_terms = matched;
+            }
+        }
+        detail
+    }
+
+    #[test]
+    fn bounded_scoring_equals_scoring_every_passage() {
+        // identifiers that share prefixes (parse/parser/sparse), plurals (entries/entry),
+        // camel case and stop words, in many declarations
+        let words = ["parse", "parser", "sparse", "Entries", "entry", "entrance", "getEntry", "parseEntries", "the", "does", "HTTPRange", "range", "value", "values", "Größe"];
+        let mut state = 7u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..40 {
+            let mut text = String::new();
+            for f in 0..(5 + next() % 20) {
+                text.push_str(&format!("export function f{f}(x) {{\n"));
+                for _ in 0..(1 + next() % 6) {
+                    let line: Vec<&str> = (0..(1 + next() % 8)).map(|_| words[(next() % words.len() as u64) as usize]).collect();
+                    text.push_str(&format!("  {}\n", line.join(" ")));
+                }
+                text.push_str("}\n\n");
+            }
+            // every seventh round a term that is not ASCII: nothing bounded, all scored
+            let vocabulary: &[&str] = if round % 7 == 0 { &["parse", "entry", "größe", "value"] } else { &["parse", "entry", "range", "value", "http"] };
+            let terms: Vec<(String, f32)> = vocabulary.iter().map(|t| (t.to_string(), 1.0 + (next() % 3) as f32)).collect();
+            let idf: Vec<f32> = (0..terms.len()).map(|i| if round % 5 == 0 && i == 1 { 0.0 } else { 0.5 + (next() % 4) as f32 }).collect();
+            let stats = PassageStats::new(&terms, idf, 6.0);
+            assert_eq!(best_passages(&text, Kind::Code, 0, &terms, &stats), best_passages_by_brute_force(&text, Kind::Code, &terms, &stats), "round {round}:\n{text}");
+        }
     }
 
     #[test]

@@ -338,7 +338,7 @@ mod tests {
     use crate::markdown::LinkRef;
 
     fn record(path: &str, kind: Kind) -> FileRecord {
-        FileRecord { path: path.into(), kind, role: Role::Impl, title: String::new(), summary: String::new(), mtime_ms: 0, size: 0, hash: String::new(), head_end_line: 0, links: vec![], imports: vec![], skipped: None, decls: vec![] }
+        FileRecord { path: path.into(), kind, role: Role::Impl, title: String::new(), summary: String::new(), mtime_ms: 0, size: 0, hash: String::new(), head_end_line: 0, links: vec![], imports: vec![], skipped: None, decls: vec![], passages: 0 }
     }
 
     #[test]

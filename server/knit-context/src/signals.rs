@@ -346,7 +346,7 @@ mod tests {
     use crate::classify::{Kind, Role};
 
     fn record(path: &str) -> FileRecord {
-        FileRecord { path: path.into(), kind: Kind::Code, role: Role::Impl, title: String::new(), summary: String::new(), mtime_ms: 0, size: 0, hash: String::new(), head_end_line: 0, links: vec![], imports: vec![], skipped: None, decls: vec![] }
+        FileRecord { path: path.into(), kind: Kind::Code, role: Role::Impl, title: String::new(), summary: String::new(), mtime_ms: 0, size: 0, hash: String::new(), head_end_line: 0, links: vec![], imports: vec![], skipped: None, decls: vec![], passages: 0 }
     }
 
     #[test]

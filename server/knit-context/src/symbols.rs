@@ -78,27 +78,56 @@ fn is_identifier(tok: &str) -> bool {
     tok.chars().next().is_some_and(is_ident_start)
 }
 
+/// Every declaration of a source file by keyword scan: (0-based line, name), in file
+/// order. One scan serves both the declared names and the passage cuts of a file.
+pub fn declarations(text: &str) -> Vec<(usize, &str)> {
+    text.lines().enumerate().filter_map(|(i, line)| declaration_on_line(line).map(|name| (i, name))).collect()
+}
+
 /// Declared names of a source file by keyword scan (see the module header). Distinct, in
 /// file order, at most [`MAX_DECLARED`].
 pub fn declared_names(text: &str) -> Vec<String> {
+    names_of(&declarations(text))
+}
+
+/// The distinct names (at least [`MIN_NAME_LEN`] characters) of `declarations`, in order,
+/// at most [`MAX_DECLARED`].
+pub fn names_of(declarations: &[(usize, &str)]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
-    for line in text.lines() {
+    for &(_, name) in declarations {
         if out.len() >= MAX_DECLARED {
             break;
         }
-        if let Some(name) = declaration_on_line(line) {
-            if name.chars().count() >= MIN_NAME_LEN && seen.insert(name) {
-                out.push(name.to_string());
-            }
+        if name.chars().count() >= MIN_NAME_LEN && seen.insert(name) {
+            out.push(name.to_string());
         }
     }
     out
 }
 
+/// Every word a declaration line can start with: a modifier or a keyword. One set look-up
+/// per line instead of scanning the three lists (pack-time passage cuts run this on every
+/// line of every candidate file).
+fn opening_words() -> &'static HashSet<&'static str> {
+    static WORDS: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+    WORDS.get_or_init(|| MODIFIERS.iter().chain(DECL_KEYWORDS).chain(VALUE_KEYWORDS).copied().collect())
+}
+
 /// The name a line declares, if it starts a declaration (keyword scan; any length).
 pub fn declaration_on_line(line: &str) -> Option<&str> {
+    // Most lines are statements: the first word settles it before the line is tokenized
+    // (this runs on every line of every file of a cold index, twice).
+    let first = line.trim_start();
+    let first_word = &first[..first.find(|c: char| !is_ident_char(c)).unwrap_or(first.len())];
+    if !opening_words().contains(first_word) {
+        return None;
+    }
     let top_level = !line.starts_with([' ', '\t']);
+    // an indented `let`/`const` is a local: only top-level or exported values count
+    if !top_level && VALUE_KEYWORDS.contains(&first_word) {
+        return None;
+    }
     let toks = line_tokens(line);
     let mut i = 0;
     let mut exported = false;
