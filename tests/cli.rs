@@ -43,6 +43,34 @@ fn example_workspace_reports_drift_with_exit_code_1() {
     assert_eq!(report["mentions"][0]["suggestion"], "../src/lang.ts#LanguageRegistry.lookup");
 }
 
+/// The human report of the bundled example, whole: findings in line order, aligned, each
+/// with the step that resolves it, then the summary and the next step (a snapshot: change
+/// it when the wording changes on purpose).
+#[test]
+fn example_workspace_human_report() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/example");
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(knit_bin()).args(["check", "--root"]).arg(&root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let expected = "docs/architecture.md:3   stale          `AnchorResolver.resolve` changed since the doc was reviewed
+                                        → review the text, then: knit anchors confirm docs/architecture.md:3
+docs/architecture.md:6   moved-renamed  `languageForPath` was renamed to `pathLanguage` in src/util/paths.ts
+                                        → knit anchors confirm docs/architecture.md:6  (rewrites the link to where the code went)
+docs/architecture.md:11  mention        `src/lang.ts:13-16` could be an anchor
+                                        → link it: [src/lang.ts:13-16](../src/lang.ts#LanguageRegistry.lookup), then knit anchors record docs/architecture.md
+docs/architecture.md:13  unrecorded     no baseline recorded yet
+                                        → knit anchors record docs/architecture.md
+6 anchors in 2 docs: 3 fresh, 1 moved-renamed, 1 stale, 1 unrecorded (1 to line ranges rather than declarations)
+next: review the 2 findings above and confirm each, e.g. knit anchors confirm docs/architecture.md:3
+";
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+    // An explicit root without Markdown is a usage error that names the folder.
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(knit_bin()).args(["check", "--root"]).arg(empty.path()).env("KNIT_CACHE_DIR", cache.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no Markdown files under"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 #[test]
 fn record_then_check_is_fresh_and_an_edit_makes_it_stale() {
     let ws = recorded_ws();
@@ -58,9 +86,10 @@ fn record_then_check_is_fresh_and_an_edit_makes_it_stale() {
     let (code, report) = ws.check_json(&[]);
     assert_eq!(code, 1);
     assert_eq!(report["anchors"][0]["state"], "stale");
-    // Confirm re-baselines: fresh again.
+    // Confirm re-baselines: fresh again. It counts anchors, not the edits behind them.
     let out = ws.knit(&["anchors", "confirm", "docs/guide.md:3"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "confirmed 1 anchor");
     assert_eq!(ws.check_json(&[]).0, 0);
 }
 
@@ -74,6 +103,43 @@ fn confirm_follows_a_rename_and_rewrites_the_destination() {
     assert_eq!(out.status.code(), Some(0));
     assert!(ws.read("docs/guide.md").contains("(../src/resolve.ts#Resolver.lastSegment \"knit:"), "{}", ws.read("docs/guide.md"));
     assert_eq!(ws.check_json(&[]).0, 0);
+    // A rename is two edits (destination and baseline) but one anchor.
+    ws.write("src/resolve.ts", RESOLVE.replace("resolve(", "finalPart("));
+    let out = ws.knit(&["anchors", "confirm", "--format", "json", "docs/guide.md:3"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["confirmed"], 1, "{json}");
+}
+
+#[test]
+fn each_command_documents_only_its_own_options_and_its_exit_codes() {
+    let help_with = |args: &[&str], flag: &str| -> String {
+        let out = Command::new(knit_bin()).args(args).arg(flag).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let help = |args: &[&str]| help_with(args, "--help");
+    for command in [&["check"][..], &["anchors", "record"], &["anchors", "confirm"], &["pack"]] {
+        let text = help(command);
+        assert!(text.contains("Exit codes:") && text.contains("Example"), "{command:?}:\n{text}");
+        assert!(text.contains("--root <DIR>") && text.contains("--format"), "{command:?}:\n{text}");
+        assert!(!text.contains("DESIGN"), "{command:?} cites a file the repository does not have:\n{text}");
+    }
+    assert!(help(&["check"]).contains("sarif"));
+    assert!(!help(&["pack"]).contains("sarif"));
+    for command in [&["lsp"][..], &["mcp"], &["anchors"], &["bench"], &["bench", "anchors"]] {
+        assert!(!help(command).contains("--format"), "{command:?} lists a format it does not have");
+    }
+    assert!(!help(&["lsp"]).contains("--root"));
+    // Every argument says what it is for (the short help puts it on the argument's line).
+    for command in [&["check"][..], &["anchors", "record"], &["anchors", "confirm"], &["pack"], &["lsp"], &["mcp"]] {
+        let text = help_with(command, "-h");
+        let undocumented: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with('-') || l.trim_start().starts_with('[') || l.trim_start().starts_with('<')).filter(|l| l.trim().split_whitespace().count() < 2).collect();
+        assert!(undocumented.is_empty(), "{command:?}: {undocumented:?}\n{text}");
+    }
+    // `--root` before the command still works, and the command's own wins.
+    let ws = recorded_ws();
+    let out = Command::new(knit_bin()).arg("--root").arg(ws.dir.path()).args(["check", "--format", "json"]).env("KNIT_CACHE_DIR", ws.cache.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
@@ -89,6 +155,7 @@ fn sarif_and_human_formats() {
     let out = ws.knit(&["check"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("docs/guide.md:3  stale"), "{text}");
+    assert!(text.contains("→ review the text, then: knit anchors confirm docs/guide.md:3"), "{text}");
 }
 
 #[test]
@@ -209,6 +276,13 @@ fn pack_prints_the_context_pack_object_with_anchor_freshness() {
     assert_eq!(arch["anchors"], serde_json::json!({"total": 6, "stale": 2, "lost": 0}));
     // No scores anywhere: reasons are facts.
     assert!(!out.stdout.windows(5).any(|w| w == b"score"));
+    // The human rendering says the same facts in plain words, not the wire's reason kinds.
+    let human = Command::new(knit_bin()).args(["pack", "--query", "which resolver does an anchor use", "--root"]).arg(&root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("why: summary mentions \"resolver\""), "{text}");
+    for wire in ["summaryMatch", "titleMatch", "bodyMatch", "deepestHit", "changedWith"] {
+        assert!(!text.contains(wire), "{wire} in:\n{text}");
+    }
 }
 
 #[test]

@@ -20,7 +20,7 @@ pub fn knit_bin() -> PathBuf {
 /// A temporary workspace (with a `knit.toml`, so it is its own root).
 pub struct Ws {
     pub dir: tempfile::TempDir,
-    cache: tempfile::TempDir,
+    pub cache: tempfile::TempDir,
     outside: tempfile::TempDir,
 }
 

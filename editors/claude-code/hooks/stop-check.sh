@@ -77,7 +77,7 @@ else
   code=$?
   if [ "$code" -eq 1 ]; then
     alternatives=$(printf '%s' "$states" | sed 's/[^A-Za-z,-]//g; s/,/|/g')
-    findings=$(printf '%s\n' "$report" | sed -n -E "s/^(.+:[0-9]+)  ($alternatives) +(.*)$/\\1	\\2	\\3/p")
+    findings=$(printf '%s\n' "$report" | sed -n -E "s/^(.+:[0-9]+) +($alternatives) +(.*)$/\\1	\\2	\\3/p")
   fi
 fi
 

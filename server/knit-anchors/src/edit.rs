@@ -134,21 +134,31 @@ pub fn record(session: &mut Session, doc: &str, src: &str, include_docs: bool) -
     (edits, failed)
 }
 
+/// What [`confirm`] did on one line: the edits, how many anchors they confirm (a moved
+/// anchor takes two edits: its destination and its baseline), and the anchors refused.
+pub struct Confirmed {
+    pub edits: Vec<TextEdit>,
+    pub anchors: usize,
+    pub failed: Vec<(Anchor, Verdict)>,
+}
+
 /// Explicit review of the anchors on `line`: re-baselines what each resolves to now,
 /// following moves and renames (the destination is rewritten too). Refuses lost,
 /// invalid and unchecked anchors with the reason.
-pub fn confirm(session: &mut Session, doc: &str, src: &str, line: u32) -> (Vec<TextEdit>, Vec<(Anchor, Verdict)>) {
+pub fn confirm(session: &mut Session, doc: &str, src: &str, line: u32) -> Confirmed {
     let scanned = scan_doc(doc, src);
-    let mut edits = Vec::new();
-    let mut failed = Vec::new();
+    let mut out = Confirmed { edits: Vec::new(), anchors: 0, failed: Vec::new() };
     for a in scanned.anchors.into_iter().filter(|a| a.line() == line) {
         let (e, f) = confirm_anchor(session, &a);
-        edits.extend(e);
+        if !e.is_empty() {
+            out.anchors += 1;
+        }
+        out.edits.extend(e);
         if let Some(v) = f {
-            failed.push((a, v));
+            out.failed.push((a, v));
         }
     }
-    (edits, failed)
+    out
 }
 
 /// Confirm one anchor (see [`confirm`]).

@@ -11,7 +11,6 @@
 //! filename and co-change baselines (issue 10); the evaluation itself lives in the
 //! `knit-eval` crate, this is its command line.
 
-use crate::{FormatArg, GlobalArgs};
 use clap::{Args, Subcommand, ValueEnum};
 use knit_anchors::edit::{apply_edits, record};
 use knit_anchors::{check, CheckConfig, CheckOptions, DeclCache, MemTree, Session, SourceTree};
@@ -53,8 +52,23 @@ pub enum SplitArg {
     All,
 }
 
+/// `--format` of `bench history`.
+#[derive(Copy, Clone, PartialEq, Eq, Default, ValueEnum)]
+pub enum ReportFormat {
+    /// Tables for a terminal
+    #[default]
+    Human,
+    /// Every task's figures, re-renderable with `--from`
+    Json,
+    /// The README's tables
+    Markdown,
+}
+
 #[derive(Args)]
 pub struct HistoryBench {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: ReportFormat,
     /// A git repository with full history (repeatable: the report then averages over them).
     #[arg(long, required_unless_present = "from")]
     repo: Vec<PathBuf>,
@@ -102,19 +116,16 @@ pub struct AnchorBench {
     runs: usize,
 }
 
-pub fn run(global: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<u8> {
+pub fn run(cmd: &BenchCommand) -> anyhow::Result<u8> {
     match cmd {
         BenchCommand::Anchors(b) => anchors(b),
-        BenchCommand::History(h) => history(global.format_arg, h),
+        BenchCommand::History(h) => history(h),
         BenchCommand::Pathological(b) => pathological::run(b),
         BenchCommand::Coverage(b) => coverage::run(b),
     }
 }
 
-fn history(format: FormatArg, h: &HistoryBench) -> anyhow::Result<u8> {
-    if format == FormatArg::Sarif {
-        anyhow::bail!("--format sarif is only for `knit check`");
-    }
+fn history(h: &HistoryBench) -> anyhow::Result<u8> {
     let report = match &h.from {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
@@ -122,10 +133,10 @@ fn history(format: FormatArg, h: &HistoryBench) -> anyhow::Result<u8> {
         }
         None => run_history(h)?,
     };
-    let text = match format {
-        FormatArg::Json => serde_json::to_string_pretty(&report)? + "\n",
-        FormatArg::Markdown => knit_eval::report::render_markdown(&report),
-        _ => knit_eval::report::render_human(&report),
+    let text = match h.format {
+        ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        ReportFormat::Markdown => knit_eval::report::render_markdown(&report),
+        ReportFormat::Human => knit_eval::report::render_human(&report),
     };
     match &h.out {
         Some(path) => {

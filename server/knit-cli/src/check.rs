@@ -3,7 +3,7 @@
 //! through the engine's text edits.
 
 use crate::output;
-use crate::{Format, GlobalArgs};
+use crate::{CheckFormat, PlainFormat, RootArg};
 use anyhow::{bail, Context};
 use clap::Args;
 use knit_anchors::edit::{apply_edits, confirm, record};
@@ -19,6 +19,11 @@ pub struct CheckArgs {
     changed: Option<String>,
     /// Markdown files or folders to check (default: the whole root).
     paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: CheckFormat,
+    #[command(flatten)]
+    pub workspace: RootArg,
 }
 
 #[derive(Args)]
@@ -26,14 +31,25 @@ pub struct RecordArgs {
     /// Also record links to Markdown files as doc anchors (paired docs).
     #[arg(long)]
     docs: bool,
+    /// Markdown files or folders whose new anchors to record (default: the whole root).
     paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: PlainFormat,
+    #[command(flatten)]
+    pub workspace: RootArg,
 }
 
 #[derive(Args)]
 pub struct ConfirmArgs {
     /// DOC:LINE, e.g. docs/arch.md:12
-    #[arg(required = true)]
+    #[arg(required = true, value_name = "DOC:LINE")]
     targets: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: PlainFormat,
+    #[command(flatten)]
+    pub workspace: RootArg,
 }
 
 /// The workspace of one command: root, config, disk tree and parse cache.
@@ -46,8 +62,8 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    pub fn open(global: &GlobalArgs) -> anyhow::Result<Workspace> {
-        let root = match &global.root {
+    pub fn open(root: &RootArg) -> anyhow::Result<Workspace> {
+        let root = match &root.root {
             Some(r) => {
                 if !r.is_dir() {
                     bail!("--root {} is not a folder", r.display());
@@ -94,9 +110,13 @@ impl Workspace {
     }
 }
 
-pub fn run_check(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<u8> {
-    let ws = Workspace::open(global)?;
+pub fn run_check(root: &RootArg, args: &CheckArgs) -> anyhow::Result<u8> {
+    let ws = Workspace::open(root)?;
     let docs = ws.docs(&args.paths)?;
+    // An explicit root without a single Markdown file is almost always the wrong folder.
+    if docs.is_empty() && args.paths.is_empty() && root.root.is_some() {
+        bail!("no Markdown files under {} (is --root the folder you meant?)", ws.root.display());
+    }
     let changed = match &args.changed {
         None => None,
         Some(rev) => {
@@ -112,10 +132,14 @@ pub fn run_check(global: &GlobalArgs, args: &CheckArgs) -> anyhow::Result<u8> {
         let now: HashMap<String, String> = report.anchors.iter().map(|a| (a.id.clone(), a.state.as_str().to_string())).collect();
         s.save(&now);
     }
-    match global.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Sarif => println!("{}", serde_json::to_string_pretty(&output::sarif(&report))?),
-        Format::Human => print!("{}", output::human(&report, docs.len())),
+    match args.format {
+        CheckFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        CheckFormat::Sarif => println!("{}", serde_json::to_string_pretty(&output::sarif(&report))?),
+        CheckFormat::Human => {
+            use std::io::IsTerminal;
+            let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            print!("{}", output::human(&report, docs.len(), &ws.root, colour))
+        }
     }
     Ok(if report.all_fresh() { 0 } else { 1 })
 }
@@ -148,8 +172,8 @@ fn write_doc(ws: &Workspace, doc: &DocForEdit, text: &str) -> Result<(), WriteEr
     ws.tree.confined().replace(&doc.snapshot, &bytes)
 }
 
-pub fn run_record(global: &GlobalArgs, args: &RecordArgs) -> anyhow::Result<u8> {
-    let ws = Workspace::open(global)?;
+pub fn run_record(root: &RootArg, args: &RecordArgs) -> anyhow::Result<u8> {
+    let ws = Workspace::open(root)?;
     let docs = ws.docs(&args.paths)?;
     let mut recorded = 0;
     let mut files = 0;
@@ -174,8 +198,8 @@ pub fn run_record(global: &GlobalArgs, args: &RecordArgs) -> anyhow::Result<u8> 
             }
         }
     }
-    match global.format {
-        Format::Json => println!("{}", serde_json::json!({"recorded": recorded, "docs": files, "not_recorded": problems, "not_written": refused})),
+    match args.format {
+        PlainFormat::Json => println!("{}", serde_json::json!({"recorded": recorded, "docs": files, "not_recorded": problems, "not_written": refused})),
         _ => {
             println!("recorded {recorded} baseline(s) in {files} doc(s)");
             for p in &problems {
@@ -196,8 +220,8 @@ pub fn run_record(global: &GlobalArgs, args: &RecordArgs) -> anyhow::Result<u8> 
     })
 }
 
-pub fn run_confirm(global: &GlobalArgs, args: &ConfirmArgs) -> anyhow::Result<u8> {
-    let ws = Workspace::open(global)?;
+pub fn run_confirm(root: &RootArg, args: &ConfirmArgs) -> anyhow::Result<u8> {
+    let ws = Workspace::open(root)?;
     let mut by_doc: Vec<(String, Vec<u32>)> = Vec::new();
     for t in &args.targets {
         let (doc, line) = t.rsplit_once(':').with_context(|| format!("expected DOC:LINE, got {t}"))?;
@@ -218,27 +242,34 @@ pub fn run_confirm(global: &GlobalArgs, args: &ConfirmArgs) -> anyhow::Result<u8
         let d = read_doc(&ws, &doc)?;
         let src = d.text.as_str();
         let mut all = Vec::new();
+        let mut anchors = 0;
         for line in lines {
             let mut session = Session::new(&ws.tree, &ws.cache, ws.config.check_config());
-            let (edits, failed) = confirm(&mut session, &doc, src, line);
-            if edits.is_empty() && failed.is_empty() {
+            let done = confirm(&mut session, &doc, src, line);
+            if done.edits.is_empty() && done.failed.is_empty() {
                 problems.push(format!("{doc}:{line}: no anchor on that line"));
             }
-            for (a, v) in failed {
+            for (a, v) in done.failed {
                 problems.push(format!("{}:{}: cannot confirm a {} anchor: {}", a.doc, a.line(), v.state.as_str(), v.message));
             }
-            all.extend(edits);
+            anchors += done.anchors;
+            all.extend(done.edits);
         }
         if !all.is_empty() {
             match write_doc(&ws, &d, &apply_edits(src, &all)) {
-                Ok(()) => confirmed += all.len(),
+                Ok(()) => confirmed += anchors,
                 Err(e) => refused.push(format!("{doc}: not written: {e}")),
             }
         }
     }
-    println!("confirmed {confirmed} edit(s)");
-    for p in &problems {
-        eprintln!("  {p}");
+    match args.format {
+        PlainFormat::Json => println!("{}", serde_json::json!({"confirmed": confirmed, "not_confirmed": problems, "not_written": refused})),
+        PlainFormat::Human => {
+            println!("confirmed {confirmed} anchor{}", if confirmed == 1 { "" } else { "s" });
+            for p in &problems {
+                eprintln!("  {p}");
+            }
+        }
     }
     for r in &refused {
         eprintln!("knit: {r}");

@@ -11,47 +11,98 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Ends `knit --help`: what the exit codes mean and the first commands to try.
+const TOP_HELP: &str = "\
+Exit codes: 0 success (every anchor fresh), 1 findings (an anchor is stale, lost, unchecked
+or a link broken), 2 usage, configuration or I/O error.
+
+Examples:
+  knit check                              check every doc of the workspace
+  knit anchors record docs/arch.md        write baselines into a doc's new anchors
+  knit anchors confirm docs/arch.md:12    accept the code as it is now, after review
+  knit pack --query \"how are anchors resolved\"   the files worth reading for a task";
+
+const CHECK_HELP: &str = "\
+Exit codes: 0 every anchor fresh, 1 findings (stale, lost, unchecked or broken), 2 usage,
+configuration or I/O error.
+
+Examples:
+  knit check                           the whole workspace
+  knit check docs/ README.md           some docs only
+  knit check --changed main            anchors whose code changed since `main`
+  knit check --format sarif > knit.sarif";
+
+const RECORD_HELP: &str = "\
+Exit codes: 0 every new anchor recorded, 1 some could not be (their target is missing or
+unreadable: listed), 2 usage error or a doc knit refused to write (nothing of it changed).
+
+Example:
+  knit anchors record docs/architecture.md";
+
+const CONFIRM_HELP: &str = "\
+Exit codes: 0 every anchor on the lines confirmed, 1 a line held no anchor or one that
+cannot be confirmed (listed), 2 usage error or a doc knit refused to write.
+
+Example:
+  knit anchors confirm docs/architecture.md:12 docs/architecture.md:40";
+
+const PACK_HELP: &str = "\
+Exit codes: 0 a pack was printed (even an empty or degraded one), 2 usage error.
+
+Examples:
+  knit pack --query \"where are baselines written\"
+  knit pack --open src/router.ts        as if the file were open in an editor
+  knit pack --query \"retry logic\" --kinds code --limit 10 --format json";
+
 #[derive(Parser)]
-#[command(name = "knit", version, about = "Keeps Markdown docs honest about the code they describe, and packs the few files that matter for a task.")]
+#[command(name = "knit", version, about = "Keeps Markdown docs honest about the code they describe, and packs the few files that matter for a task.", after_help = TOP_HELP)]
 struct Cli {
-    #[command(flatten)]
-    global: GlobalArgs,
+    /// Workspace root, for every command that reads one (the command's own `--root` wins).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(Args, Clone)]
-pub struct GlobalArgs {
-    /// Workspace root (default: nearest folder holding .git or knit.toml, else the current folder).
-    #[arg(long, global = true)]
+/// `--root`, for the commands that read a workspace.
+#[derive(Args, Clone, Default)]
+pub struct RootArg {
+    /// Workspace root (default: the nearest folder holding .git or knit.toml, else the current folder).
+    #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Output format (`sarif` for `check` only, `markdown` for `bench history` only).
-    #[arg(long = "format", global = true, value_enum, default_value_t = FormatArg::Human)]
-    pub format_arg: FormatArg,
-    /// The format for commands without Markdown output (set from `format_arg` in `main`).
-    #[arg(skip = Format::Human)]
-    pub format: Format,
 }
 
-#[derive(Copy, Clone, PartialEq, Eq)]
-pub enum Format {
+impl RootArg {
+    /// The command's `--root`, else the one given before the command.
+    fn or(&self, outer: &Option<PathBuf>) -> RootArg {
+        RootArg { root: self.root.clone().or_else(|| outer.clone()) }
+    }
+}
+
+/// `--format` of `check`.
+#[derive(Copy, Clone, PartialEq, Eq, Default, ValueEnum)]
+pub enum CheckFormat {
+    /// Aligned findings for a terminal
+    #[default]
     Human,
+    /// Every anchor with its state, reason and location, as JSON
     Json,
+    /// SARIF 2.1.0, for code-scanning tools
     Sarif,
 }
 
-/// `--format` as typed: `markdown` exists for `bench history` only.
-#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
+/// `--format` of the commands that print a human summary or JSON.
+#[derive(Copy, Clone, PartialEq, Eq, Default, ValueEnum)]
+pub enum PlainFormat {
+    #[default]
     Human,
     Json,
-    Sarif,
-    Markdown,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Check every anchor in the Markdown under PATHs (default: the whole root).
+    #[command(after_help = CHECK_HELP)]
     Check(check::CheckArgs),
     /// Record or confirm baselines.
     #[command(subcommand)]
@@ -59,43 +110,41 @@ enum Command {
     /// Benchmarks (see README "Benchmarks").
     #[command(subcommand)]
     Bench(bench::BenchCommand),
-    /// A context pack: the few files worth reading for a task (DESIGN 4).
+    /// A context pack: the few files worth reading for a task, in tiers, each with its reasons.
+    #[command(after_help = PACK_HELP)]
     Pack(pack::PackArgs),
-    /// The language server on stdio (`--stdio` is accepted: clients append it).
-    Lsp { #[arg(long)] stdio: bool },
+    /// The language server on stdio (editors start it; the workspace comes from the client).
+    Lsp {
+        /// Accepted and ignored: clients append it (stdio is the only transport).
+        #[arg(long)]
+        stdio: bool,
+    },
     /// An MCP server on stdio for coding agents: tools check_anchors, context_pack, mark_read.
-    Mcp,
+    Mcp(RootArg),
 }
 
 #[derive(Subcommand)]
 enum AnchorsCommand {
     /// Write baselines into unrecorded anchors (never touches recorded ones).
+    #[command(after_help = RECORD_HELP)]
     Record(check::RecordArgs),
     /// Explicit review: re-baseline the anchors on DOC:LINE (follows moves and renames).
+    #[command(after_help = CONFIRM_HELP)]
     Confirm(check::ConfirmArgs),
 }
 
 fn main() -> ExitCode {
-    let mut cli = Cli::parse();
-    cli.global.format = match cli.global.format_arg {
-        FormatArg::Human => Format::Human,
-        FormatArg::Json => Format::Json,
-        FormatArg::Sarif => Format::Sarif,
-        FormatArg::Markdown if matches!(cli.command, Command::Bench(bench::BenchCommand::History(_))) => Format::Human,
-        FormatArg::Markdown => {
-            eprintln!("knit: --format markdown is only for `knit bench history`");
-            return ExitCode::from(2);
-        }
-    };
+    let cli = Cli::parse();
+    let outer = &cli.root;
     let result = match &cli.command {
-        Command::Check(a) => check::run_check(&cli.global, a),
-        Command::Anchors(AnchorsCommand::Record(a)) => check::run_record(&cli.global, a),
-        Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&cli.global, a),
-        Command::Bench(b) => bench::run(&cli.global, b),
+        Command::Check(a) => check::run_check(&a.workspace.or(outer), a),
+        Command::Anchors(AnchorsCommand::Record(a)) => check::run_record(&a.workspace.or(outer), a),
+        Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&a.workspace.or(outer), a),
+        Command::Bench(b) => bench::run(b),
         Command::Lsp { .. } => knit_lsp::run_stdio().map(|()| 0),
-        Command::Mcp => check::Workspace::open(&cli.global).and_then(|ws| knit_mcp::run_stdio(&ws.root)).map(|()| 0),
-        Command::Pack(a) => check::Workspace::open(&cli.global)
-            .and_then(|ws| pack::run(a, &ws, cli.global.format == Format::Json))
+        Command::Mcp(root) => check::Workspace::open(&root.or(outer)).and_then(|ws| knit_mcp::run_stdio(&ws.root)).map(|()| 0),
+        Command::Pack(a) => check::Workspace::open(&a.workspace.or(outer))
+            .and_then(|ws| pack::run(a, &ws, a.format == PlainFormat::Json))
             .map(|code| code.clamp(0, 255) as u8),
     };
     match result {

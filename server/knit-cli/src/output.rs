@@ -4,29 +4,100 @@ use knit_anchors::{CheckReport, State};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-pub fn human(report: &CheckReport, docs: usize) -> String {
-    let mut out = String::new();
-    for a in &report.anchors {
-        if a.state == State::Fresh {
-            continue;
-        }
-        out.push_str(&format!("{}:{}  {:<13} {}\n", a.doc, a.line, a.state.as_str(), a.detail.message));
-        for c in &a.detail.candidates {
-            if c.symbol.is_empty() {
-                out.push_str(&format!("      candidate: {}\n", c.path));
-            } else {
-                out.push_str(&format!("      candidate: {}#{} (line {})\n", c.path, c.symbol, c.line));
-            }
-        }
+/// One line of the human report, before alignment.
+struct Finding {
+    doc: String,
+    line: u32,
+    label: &'static str,
+    message: String,
+    /// Indented lines under the finding (candidates).
+    notes: Vec<String>,
+    /// What resolves it, as a command when there is one.
+    action: String,
+}
+
+/// The one step that resolves a finding of `state` on `doc:line`.
+fn action_for(state: State, doc: &str, line: u32) -> String {
+    match state {
+        State::Stale => format!("review the text, then: knit anchors confirm {doc}:{line}"),
+        State::Moved | State::Renamed | State::MovedRenamed => format!("knit anchors confirm {doc}:{line}  (rewrites the link to where the code went)"),
+        State::Lost => "point the link at the code it meant (candidates above), or remove it".to_string(),
+        State::Invalid => "fix the link's destination".to_string(),
+        State::Unrecorded => format!("knit anchors record {doc}"),
+        State::Unchecked => "not judged this time: check again once the file parses, or raise the budget in knit.toml".to_string(),
+        State::Fresh => String::new(),
+    }
+}
+
+/// ANSI colour for a finding's label when stdout is a terminal and `NO_COLOR` is unset.
+fn paint(label: &str, colour: bool) -> String {
+    if !colour {
+        return label.to_string();
+    }
+    let code = match label {
+        "lost" | "invalid" | "broken-link" => "31",
+        "stale" | "moved" | "renamed" | "moved-renamed" => "33",
+        _ => "36",
+    };
+    format!("\x1b[{code}m{label}\x1b[0m")
+}
+
+/// The human report: findings in doc and line order, aligned, each with the step that
+/// resolves it; then a summary and the next step. `root` is named when there was nothing
+/// to check.
+pub fn human(report: &CheckReport, docs: usize, root: &std::path::Path, colour: bool) -> String {
+    let mut findings: Vec<Finding> = Vec::new();
+    for a in report.anchors.iter().filter(|a| a.state != State::Fresh) {
+        let notes = a
+            .detail
+            .candidates
+            .iter()
+            .map(|c| if c.symbol.is_empty() { format!("candidate: {}", c.path) } else { format!("candidate: {}#{} (line {})", c.path, c.symbol, c.line) })
+            .collect();
+        findings.push(Finding { doc: a.doc.clone(), line: a.line, label: a.state.as_str(), message: a.detail.message.clone(), notes, action: action_for(a.state, &a.doc, a.line) });
     }
     for b in &report.broken_links {
-        out.push_str(&format!("{}:{}  {:<13} {}\n", b.doc, b.line, "broken-link", b.message));
-    }
-    for (doc, why) in &report.skipped_docs {
-        out.push_str(&format!("{doc}  {:<13} not checked: {why}\n", "skipped"));
+        findings.push(Finding { doc: b.doc.clone(), line: b.line, label: "broken-link", message: b.message.clone(), notes: Vec::new(), action: "fix the path, or remove the link".to_string() });
     }
     for m in &report.mentions {
-        out.push_str(&format!("{}:{}  {:<13} `{}` could be an anchor: {}\n", m.doc, m.line, "mention", m.text, m.suggestion));
+        findings.push(Finding {
+            doc: m.doc.clone(),
+            line: m.line,
+            label: "mention",
+            message: format!("`{}` could be an anchor", m.text),
+            notes: Vec::new(),
+            action: format!("link it: [{}]({}), then knit anchors record {}", m.text.trim_matches('`'), m.suggestion, m.doc),
+        });
+    }
+    findings.sort_by(|a, b| a.doc.cmp(&b.doc).then(a.line.cmp(&b.line)));
+    let location = |f: &Finding| format!("{}:{}", f.doc, f.line);
+    let width = findings.iter().map(|f| location(f).chars().count()).chain(report.skipped_docs.iter().map(|(d, _)| d.chars().count())).max().unwrap_or(0);
+    let label_width = findings.iter().map(|f| f.label.len()).max().unwrap_or(0).max("skipped".len());
+    let mut out = String::new();
+    for f in &findings {
+        let pad = " ".repeat(label_width - f.label.len());
+        out.push_str(&format!("{:<width$}  {}{pad}  {}\n", location(f), paint(f.label, colour), f.message));
+        let indent = " ".repeat(width + 2 + label_width + 2);
+        for note in &f.notes {
+            out.push_str(&format!("{indent}{note}\n"));
+        }
+        if !f.action.is_empty() {
+            out.push_str(&format!("{indent}→ {}\n", f.action));
+        }
+    }
+    for (doc, why) in &report.skipped_docs {
+        let pad = " ".repeat(label_width - "skipped".len());
+        out.push_str(&format!("{doc:<width$}  {}{pad}  not checked: {why}\n", paint("skipped", colour)));
+    }
+
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    if report.anchors.is_empty() && report.broken_links.is_empty() && report.mentions.is_empty() {
+        out.push_str(&format!(
+            "no anchors in {} under {}: link a doc to code (`[parse](src/parse.ts#parse)`), then run `knit anchors record`\n",
+            plural(docs, "Markdown file", "Markdown files"),
+            root.display()
+        ));
+        return out;
     }
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for a in &report.anchors {
@@ -35,20 +106,27 @@ pub fn human(report: &CheckReport, docs: usize) -> String {
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     let fs = &report.fallback_share;
     out.push_str(&format!(
-        "{} anchor(s) in {docs} doc(s): {}{} · line-range fallback {}/{} ({:.1}%) · {} files read in {} ms{}\n",
-        report.anchors.len(),
+        "{} in {}: {}{}{}\n",
+        plural(report.anchors.len(), "anchor", "anchors"),
+        plural(docs, "doc", "docs"),
         if summary.is_empty() { "none".to_string() } else { summary.join(", ") },
-        if report.broken_links.is_empty() { String::new() } else { format!(", {} broken link(s)", report.broken_links.len()) },
-        fs.fallback,
-        fs.total,
-        fs.share * 100.0,
-        report.budget.files_read,
-        report.budget.elapsed_ms,
-        match report.budget.limit {
-            Some(l) => format!(" · INCOMPLETE: {l} budget ran out, {} anchor(s) unchecked", report.unchecked_anchor_ids.len()),
-            None => String::new(),
-        }
+        if report.broken_links.is_empty() { String::new() } else { format!(", {}", plural(report.broken_links.len(), "broken link", "broken links")) },
+        if fs.fallback == 0 { String::new() } else { format!(" ({} to line ranges rather than declarations)", fs.fallback) },
     ));
+    if let Some(limit) = report.budget.limit {
+        out.push_str(&format!("INCOMPLETE: the {limit} budget ran out; {} not checked (raise it in knit.toml)\n", plural(report.unchecked_anchor_ids.len(), "anchor", "anchors")));
+    }
+    let to_review = findings.iter().filter(|f| matches!(f.label, "stale" | "moved" | "renamed" | "moved-renamed")).count();
+    let next = if report.all_fresh() && findings.iter().all(|f| f.label == "mention") {
+        "every anchor is fresh".to_string()
+    } else if to_review > 0 {
+        let first = findings.iter().find(|f| matches!(f.label, "stale" | "moved" | "renamed" | "moved-renamed")).map(location).unwrap_or_default();
+        format!("next: review the {} above and confirm each, e.g. knit anchors confirm {first}", plural(to_review, "finding", "findings"))
+    } else {
+        "next: resolve the findings above (each says how), then run knit check again".to_string()
+    };
+    out.push_str(&next);
+    out.push('\n');
     out
 }
 

@@ -11,7 +11,7 @@ use crate::check::Workspace;
 use knit_workspace::Confined;
 use knit_context::{ContextEngine, EngineOptions, Item, Kind, OpenBuffer, PackParams, PackResult, QueryParam, TaskInput, TreeAnchorFacts};
 
-#[derive(clap::Args, Debug, Clone, Default)]
+#[derive(clap::Args, Clone, Default)]
 pub struct PackArgs {
     /// Task text; repeat for a conversation, oldest message first (the last weighs most).
     #[arg(long)]
@@ -25,6 +25,11 @@ pub struct PackArgs {
     /// Restrict candidates to these kinds: doc, code, media (repeatable or comma-separated).
     #[arg(long)]
     pub kinds: Vec<String>,
+    /// Output format (`json`: the `knit/contextPack` result object, as the LSP returns it).
+    #[arg(long, value_enum, default_value_t)]
+    pub format: crate::PlainFormat,
+    #[command(flatten)]
+    pub workspace: crate::RootArg,
 }
 
 fn parse_kinds(raw: &[String]) -> Result<Vec<Kind>, String> {
@@ -102,6 +107,41 @@ pub fn run(args: &PackArgs, ws: &Workspace, json: bool) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// A reason as a person reads it: the wire's reason kind (`summaryMatch: …`, stable for
+/// tools and the JSON output) becomes plain words; an unknown kind is split into words.
+fn plain_reason(reason: &str) -> String {
+    let Some((kind, rest)) = reason.split_once(": ") else { return reason.to_string() };
+    let words = match kind {
+        "titleMatch" => "title mentions",
+        "summaryMatch" => "summary mentions",
+        "filenameMatch" => "file name matches",
+        "pathMatch" => "folder matches",
+        "bodyMatch" => "text mentions",
+        "deepestHit" => "most occurrences of",
+        "anchors" => "anchored by",
+        "changedWith" => "changed together with",
+        "pastCommit" => "past commit",
+        "recent" => "recent work",
+        "sameFolder" => "same folder",
+        "declares" => "declares",
+        "uses" => "uses",
+        "mentions" => "mentions",
+        "modified" => "modified",
+        other if other.chars().all(|c| c.is_ascii_alphabetic()) => {
+            let mut spaced = String::new();
+            for c in other.chars() {
+                if c.is_ascii_uppercase() {
+                    spaced.push(' ');
+                }
+                spaced.push(c.to_ascii_lowercase());
+            }
+            return format!("{spaced}: {rest}");
+        }
+        _ => return reason.to_string(),
+    };
+    format!("{words} {rest}")
+}
+
 fn render_item(out: &mut String, label: &str, item: &Item) {
     let role = serde_json::to_value(item.role).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     out.push_str(&format!("  {label} {} — {}  [{} · {role}]\n", item.path, item.title, item.kind.as_str()));
@@ -109,7 +149,8 @@ fn render_item(out: &mut String, label: &str, item: &Item) {
         out.push_str(&format!("     {}\n", item.summary));
     }
     if !item.reasons.is_empty() {
-        out.push_str(&format!("     why: {}\n", item.reasons.join("; ")));
+        let reasons: Vec<String> = item.reasons.iter().map(|r| plain_reason(r)).collect();
+        out.push_str(&format!("     why: {}\n", reasons.join("; ")));
     }
     if !item.relations.is_empty() {
         let relations: Vec<String> = item
