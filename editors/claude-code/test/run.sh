@@ -39,9 +39,29 @@ need(set(lsp) == {"knit"}, ".lsp.json: one server named knit")
 srv = lsp.get("knit", {})
 need(srv.get("command") == "knit" and srv.get("args") == ["lsp"], ".lsp.json: command knit, args [lsp]")
 ext = srv.get("extensionToLanguage", {})
-for e, lang in {".md": "markdown", ".ts": "typescript", ".tsx": "typescriptreact", ".swift": "swift"}.items():
+# Markdown and every extension knit reads code from, with its LSP language id: Claude Code
+# sends knit only the files whose extension is listed here.
+want = {".md": "markdown", ".markdown": "markdown",
+        ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
+        ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
+        ".swift": "swift", ".rs": "rust", ".py": "python", ".pyi": "python", ".go": "go",
+        ".kt": "kotlin", ".kts": "kotlin"}
+for e, lang in want.items():
     need(ext.get(e) == lang, ".lsp.json: %s -> %s" % (e, lang))
+need(not (set(ext) - set(want)), ".lsp.json: extensions knit does not read: %s" % sorted(set(ext) - set(want)))
 need(all(k.startswith(".") and isinstance(v, str) and v for k, v in ext.items()), ".lsp.json: keys are .ext, values language ids")
+# The table above against the server's own list (the `extensions` of each language in
+# knit-syntax), so a language added to knit cannot be forgotten here.
+lang_dir = os.path.join(root, "..", "..", "server", "knit-syntax", "src", "lang")
+if os.path.isdir(lang_dir):
+    read = set()
+    for name in os.listdir(lang_dir):
+        with open(os.path.join(lang_dir, name)) as f:
+            src = f.read()
+        for body in re.findall(r"fn extensions\(&self\) -> &'static \[&'static str\] \{(.*?)\n    \}", src, re.S):
+            read |= {"." + e for e in re.findall(r'"([A-Za-z0-9]+)"', body)}
+    code = set(want) - {".md", ".markdown"}
+    need(read == code, ".lsp.json vs knit-syntax: knit reads %s, the test table has %s" % (sorted(read), sorted(code)))
 
 hooks = load("hooks/hooks.json")["hooks"]
 stop = hooks.get("Stop")

@@ -1,8 +1,10 @@
 -- Headless end-to-end test of the knit Neovim plugin against the real `knit lsp`, on a
--- copy of the example workspace. Run by test/e2e.sh; prints "ok"/"not ok" lines and ends
+-- copy of the example workspace (docs) and of fixtures/clients-polyglot (Rust and Python
+-- code), plus the help file. Run by test/e2e.sh; prints "ok"/"not ok" lines and ends
 -- with "N passed, N failed" (exit status 1 on failure).
 
 local root = assert(os.getenv("KNIT_E2E_ROOT"), "KNIT_E2E_ROOT")
+local polyglot = assert(os.getenv("KNIT_E2E_POLYGLOT"), "KNIT_E2E_POLYGLOT")
 local bin = assert(os.getenv("KNIT_BIN"), "KNIT_BIN")
 local plugin = assert(os.getenv("KNIT_PLUGIN_DIR"), "KNIT_PLUGIN_DIR")
 local TIMEOUT = tonumber(os.getenv("KNIT_E2E_TIMEOUT_MS") or "") or 30000
@@ -62,6 +64,51 @@ local ok, err = pcall(function()
     end
     return table.concat(s, " | ")
   end
+
+  -- 0. the plugin as shipped: the three server definitions attach to the same filetypes
+  -- (every language knit reads), and `:help knit` works from 'runtimepath' alone.
+  package.loaded["lspconfig.util"] = package.loaded["lspconfig.util"] or {
+    root_pattern = function()
+      return function() end
+    end,
+  }
+  local native = dofile(plugin .. "/lsp/knit.lua").filetypes
+  local lspconfig = dofile(plugin .. "/lua/lspconfig/configs/knit.lua").default_config.filetypes
+  package.loaded["lspconfig.util"] = nil
+  check("lsp/knit.lua and lspconfig attach to the filetypes setup() does", vim.deep_equal(native, knit.filetypes) and vim.deep_equal(lspconfig, knit.filetypes), {
+    setup = knit.filetypes,
+    native = native,
+    lspconfig = lspconfig,
+  })
+  local missing = {}
+  for _, ft in ipairs({ "markdown", "typescript", "typescriptreact", "javascript", "javascriptreact", "swift", "rust", "python", "go", "kotlin" }) do
+    if not vim.tbl_contains(knit.filetypes, ft) then
+      table.insert(missing, ft)
+    end
+  end
+  check("filetypes cover every language knit reads", #missing == 0, missing)
+
+  local help_ok, help_err = pcall(vim.cmd, "help knit")
+  check(":help knit opens doc/knit.txt", help_ok and vim.bo.filetype == "help" and vim.api.nvim_buf_get_name(0) == plugin .. "/doc/knit.txt", {
+    err = help_err,
+    buf = vim.api.nvim_buf_get_name(0),
+  })
+  if help_ok then
+    vim.cmd("helpclose")
+  end
+  -- The committed doc/tags must be exactly what :helptags makes of doc/knit.txt (generated
+  -- in a temp copy, so the test never writes into the repository).
+  local tmpdoc = vim.fn.tempname()
+  vim.fn.mkdir(tmpdoc, "p")
+  vim.fn.writefile(vim.fn.readfile(plugin .. "/doc/knit.txt", "b"), tmpdoc .. "/knit.txt", "b")
+  vim.cmd("helptags " .. vim.fn.fnameescape(tmpdoc))
+  local generated = vim.fn.readfile(tmpdoc .. "/tags", "b")
+  vim.fn.delete(tmpdoc, "rf")
+  local committed = vim.fn.filereadable(plugin .. "/doc/tags") == 1 and vim.fn.readfile(plugin .. "/doc/tags", "b") or {}
+  check("doc/tags is what :helptags generates (regenerate: nvim --headless -u NONE -c 'helptags editors/neovim/doc' -c q)", vim.deep_equal(generated, committed), {
+    generated = generated,
+    committed = committed,
+  })
 
   -- 1. open the doc: the server starts, attaches and reports the stale anchor
   vim.cmd("edit " .. vim.fn.fnameescape(root .. "/docs/architecture.md"))
@@ -207,6 +254,119 @@ local ok, err = pcall(function()
     has_stale = has_stale or (t:find("architecture.md:3 [stale]", 1, true) ~= nil)
   end
   check(":KnitCheck lists the stale anchor at its doc line", has_stale, texts)
+
+  -- 7. code buffers of the other languages (a workspace of its own): knit attaches, puts a
+  -- code lens on each anchored declaration, answers references with the doc line, and
+  -- flags an unsaved edit that would make the doc stale.
+  local function knit_attached(bufnr)
+    local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = bufnr }) or vim.lsp.buf_get_clients(bufnr)
+    for _, c in pairs(clients) do
+      if c.name == "knit" then
+        return c
+      end
+    end
+  end
+  -- Lens texts as drawn (virtual text in the codelens namespaces), by 0-based line.
+  local function drawn_lenses(bufnr)
+    local drawn = {}
+    for name, ns in pairs(vim.api.nvim_get_namespaces()) do
+      if name:find("codelens", 1, true) then
+        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, { details = true })) do
+          local text = {}
+          for _, chunk in ipairs(m[4].virt_text or {}) do
+            table.insert(text, chunk[1])
+          end
+          drawn[m[2]] = (drawn[m[2]] or "") .. table.concat(text)
+        end
+      end
+    end
+    return drawn
+  end
+  local cases = {
+    { lang = "rust", file = "src/config.rs", decl = "pub fn parse_config", name = "parse_config", doc_line = 3, edit = { "starts_with('#')", "starts_with(';')" } },
+    { lang = "python", file = "tools/report.py", decl = "def render_report", name = "render_report", doc_line = 6, edit = { "sorted(settings)", "settings" } },
+    { lang = "go", file = "server/listen.go", decl = "func ListenAddress", name = "ListenAddress", doc_line = 9, edit = { '"127.0.0.1"', '"0.0.0.0"' } },
+    { lang = "kotlin", file = "app/Greeting.kt", decl = "fun greeting", name = "greeting", doc_line = 10, edit = { '"service"', '"app"' } },
+  }
+  for _, case in ipairs(cases) do
+    vim.cmd("edit " .. vim.fn.fnameescape(polyglot .. "/" .. case.file))
+    local buf = vim.api.nvim_get_current_buf()
+    local win = vim.api.nvim_get_current_win()
+    check(case.lang .. " buffer detected", vim.bo[buf].filetype == case.lang, vim.bo[buf].filetype)
+    vim.wait(TIMEOUT, function()
+      return knit_attached(buf) ~= nil
+    end, 50)
+    local c = knit_attached(buf)
+    if check("knit client attached to the " .. case.lang .. " buffer", c ~= nil) then
+      check(case.lang .. ": client root is the polyglot workspace", c.config.root_dir == polyglot, c.config.root_dir)
+      local decl_line
+      for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+        if not decl_line and l:find(case.decl, 1, true) then
+          decl_line = i
+        end
+      end
+      local want = ("described by 1 doc line: docs/config.md:%d"):format(case.doc_line)
+      -- The first scan of the workspace may still be running: ask again until it answers.
+      local lens
+      vim.wait(TIMEOUT, function()
+        for _, l in ipairs(vim.lsp.codelens.get(buf)) do
+          if l.command and l.command.title == want then
+            lens = l
+            return true
+          end
+        end
+        vim.lsp.codelens.refresh()
+        return false
+      end, 200)
+      check(case.lang .. ": code lens on " .. case.name .. " names the doc line", lens ~= nil and lens.range.start.line == decl_line - 1, {
+        want = want,
+        decl_line = decl_line,
+        lenses = vim.lsp.codelens.get(buf),
+      })
+      vim.wait(2000, function()
+        return (drawn_lenses(buf)[decl_line - 1] or ""):find(want, 1, true) ~= nil
+      end, 50)
+      check(case.lang .. ": the lens is drawn above the declaration", (drawn_lenses(buf)[decl_line - 1] or ""):find(want, 1, true) ~= nil, drawn_lenses(buf))
+
+      -- references on the declaration's name, as a user would: the quickfix list
+      vim.fn.setqflist({}, " ", { title = "before references", items = {} })
+      local name_col = vim.api.nvim_buf_get_lines(buf, decl_line - 1, decl_line, false)[1]:find(case.name, 1, true)
+      vim.api.nvim_win_set_cursor(win, { decl_line, name_col })
+      vim.lsp.buf.references()
+      vim.wait(TIMEOUT, function()
+        return vim.fn.getqflist({ title = 1 }).title == "References"
+      end, 50)
+      local refs = {}
+      for _, item in ipairs(vim.fn.getqflist()) do
+        table.insert(refs, ("%s:%d"):format(vim.api.nvim_buf_get_name(item.bufnr):sub(#polyglot + 2), item.lnum))
+      end
+      check(case.lang .. ": references on " .. case.name .. " list the doc line", vim.deep_equal(refs, { "docs/config.md:" .. case.doc_line }), refs)
+      vim.cmd("cclose")
+      vim.api.nvim_set_current_win(win)
+
+      -- an unsaved edit of the body: the declaration says the doc will go stale
+      for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+        local at = l:find(case.edit[1], 1, true)
+        if at then
+          vim.api.nvim_buf_set_lines(buf, i - 1, i, false, { l:sub(1, at - 1) .. case.edit[2] .. l:sub(at + #case.edit[1]) })
+          break
+        end
+      end
+      local function hint()
+        for _, d in ipairs(vim.diagnostic.get(buf)) do
+          if code_of(d) == "will-go-stale" and d.source == "knit" then
+            return d
+          end
+        end
+      end
+      vim.wait(TIMEOUT, function()
+        return hint() ~= nil
+      end, 50)
+      local d = hint()
+      check(case.lang .. ": an unsaved edit of " .. case.name .. " shows will-go-stale on it", d ~= nil and d.lnum == decl_line - 1, diag_summary(buf))
+      vim.cmd("silent! edit!")
+    end
+  end
 end)
 if not ok then
   check("test script ran without error", false, tostring(err))

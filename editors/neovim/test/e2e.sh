@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Headless Neovim end-to-end test of editors/neovim against the real `knit lsp`.
 # Usage: test/e2e.sh /path/to/knit     (needs `nvim` ≥ 0.7 on PATH)
-# Copies fixtures/example to a temp folder, runs test/e2e.lua in `nvim --headless`, and
-# ends with "N passed, N failed"; exits non-zero on failure.
+# Copies fixtures/example and fixtures/clients-polyglot (its anchors recorded with this
+# knit, so they are fresh whatever the baseline scheme) to a temp folder, runs
+# test/e2e.lua in `nvim --headless`, and ends with "N passed, N failed"; exits non-zero
+# on failure.
 set -u
 KNIT=${1:?usage: e2e.sh /path/to/knit}
 KNIT=$(cd "$(dirname "$KNIT")" && pwd)/$(basename "$KNIT")
@@ -16,9 +18,17 @@ fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cp -R "$REPO/fixtures/example" "$TMP/example"
+cp -R "$REPO/fixtures/clients-polyglot" "$TMP/polyglot"
 export KNIT_CACHE_DIR="$TMP/cache" KNIT_STATE_DIR="$TMP/state"
-export KNIT_E2E_ROOT
+if ! "$KNIT" --root "$TMP/polyglot" anchors record >"$TMP/record" 2>&1; then
+  echo "not ok - knit anchors record in the polyglot workspace"
+  sed 's/^/    # /' "$TMP/record"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+export KNIT_E2E_ROOT KNIT_E2E_POLYGLOT
 KNIT_E2E_ROOT=$(cd "$TMP/example" && pwd -P)
+KNIT_E2E_POLYGLOT=$(cd "$TMP/polyglot" && pwd -P)
 export KNIT_BIN="$KNIT" KNIT_PLUGIN_DIR="$HERE"
 echo "# $(nvim --version | head -n 1)"
 timeout "${KNIT_E2E_TIMEOUT:-300}" nvim --headless -u NONE -i NONE -n \

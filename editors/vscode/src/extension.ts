@@ -15,12 +15,12 @@ import {
   ServerOptions,
   State,
 } from "vscode-languageclient/node";
+import { LANGUAGES, WATCH_GLOB } from "./languages";
 import { advertisedCommand, commandBase, PackParams, PackResult, StatusParams, statusBar } from "./packModel";
 import { ContextPackView, PackSource } from "./packView";
 import { findServer } from "./serverPath";
 
 const CONTEXT_PACK = new RequestType<PackParams, PackResult, void>("knit/contextPack");
-const LANGUAGES = ["markdown", "typescript", "typescriptreact", "javascript", "javascriptreact", "swift"];
 
 class Knit implements PackSource {
   client: LanguageClient | undefined;
@@ -86,7 +86,7 @@ class Knit implements PackSource {
       synchronize: {
         configurationSection: "knit",
         fileEvents: [
-          vscode.workspace.createFileSystemWatcher("**/*.{md,markdown,ts,tsx,mts,cts,js,jsx,mjs,cjs,swift}"),
+          vscode.workspace.createFileSystemWatcher(WATCH_GLOB),
           vscode.workspace.createFileSystemWatcher("**/{knit.toml,.gitignore}"),
         ],
       },

@@ -41,9 +41,21 @@ export function whichOnPath(name: string, envPath: string | undefined, pathExt: 
   return undefined;
 }
 
-/** Expands a leading `~` and resolves a relative setting against the first workspace folder. */
+const WORKSPACE_FOLDER = "${workspaceFolder}";
+
+/**
+ * The setting as a path: `${workspaceFolder}` (the first workspace folder) and
+ * `${userHome}` substituted as in VS Code's own settings, a leading `~` expanded, and a
+ * relative path with a separator resolved against the first workspace folder — the folder
+ * you opened, not the knit checkout, which is why the docs ask for an absolute path. A
+ * bare name (`knit-dev`) is left for a PATH lookup. `${workspaceFolder}` stays as written
+ * when no folder is open.
+ */
 export function expandSetting(value: string, home: string, workspaceFolder: string | undefined): string {
-  let v = value.trim();
+  let v = value.trim().replace(/\$\{userHome\}/g, () => home);
+  if (workspaceFolder) {
+    v = v.split(WORKSPACE_FOLDER).join(workspaceFolder);
+  }
   if (v === "~" || v.startsWith("~/") || v.startsWith("~\\")) {
     v = path.join(home, v.slice(1));
   }
@@ -57,6 +69,12 @@ export function expandSetting(value: string, home: string, workspaceFolder: stri
 export function findServer(setting: string | undefined, envPath: string | undefined, home: string, workspaceFolder?: string): ServerLookup {
   if (setting && setting.trim() !== "") {
     const configured = expandSetting(setting, home, workspaceFolder);
+    if (configured.includes(WORKSPACE_FOLDER) || (!path.isAbsolute(configured) && /[\\/]/.test(configured))) {
+      return {
+        ok: false,
+        message: `knit.server.path is "${setting}", which needs an open workspace folder (\${workspaceFolder} and relative paths are resolved against the first one). Set an absolute path to the knit binary.`,
+      };
+    }
     if (path.isAbsolute(configured)) {
       if (isExecutableFile(configured)) {
         return { ok: true, command: configured };

@@ -23,7 +23,7 @@ import {
   Timers,
   TreeNode,
 } from "../src/packModel";
-import { findServer, INSTALL_HINT, whichOnPath } from "../src/serverPath";
+import { expandSetting, findServer, INSTALL_HINT, whichOnPath } from "../src/serverPath";
 
 function item(p: string, extra: Partial<PackItem> = {}): PackItem {
   return {
@@ -300,6 +300,43 @@ test("server lookup: setting, PATH, and a message with the install command", () 
   const tilde = findServer("~/definitely-not-here/knit", dir, "/home/someone");
   assert.ok(!tilde.ok && tilde.message.includes("/home/someone/definitely-not-here/knit"), JSON.stringify(tilde));
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("server path setting: ${workspaceFolder}, ${userHome} and ~ expand; relative paths resolve against the first folder", () => {
+  const home = path.join(path.sep, "home", "someone");
+  const ws = path.join(path.sep, "work", "project");
+  assert.equal(expandSetting("${workspaceFolder}/target/debug/knit", home, ws), path.join(ws, "target/debug/knit"));
+  assert.equal(expandSetting("  ${workspaceFolder}/target/debug/knit ", home, ws), path.join(ws, "target/debug/knit"));
+  assert.equal(expandSetting("${userHome}/.cargo/bin/knit", home, ws), path.join(home, ".cargo/bin/knit"));
+  assert.equal(expandSetting("~/.cargo/bin/knit", home, ws), path.join(home, ".cargo/bin/knit"));
+  assert.equal(expandSetting("~", home, ws), home);
+  // relative to the opened folder (not the knit checkout): what the docs warn about
+  assert.equal(expandSetting("target/debug/knit", home, ws), path.join(ws, "target/debug/knit"));
+  assert.equal(expandSetting("./bin/knit", home, ws), path.join(ws, "bin/knit"));
+  // absolute paths and bare names (looked up on PATH) are left alone
+  assert.equal(expandSetting("/opt/knit/bin/knit", home, ws), "/opt/knit/bin/knit");
+  assert.equal(expandSetting("knit-dev", home, ws), "knit-dev");
+  // no folder open: nothing to substitute
+  assert.equal(expandSetting("${workspaceFolder}/knit", home, undefined), "${workspaceFolder}/knit");
+
+  // through findServer, with a real binary in a fake workspace and home
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "knit-vscode-"));
+  const bin = path.join(dir, "target", "debug", "knit");
+  fs.mkdirSync(path.dirname(bin), { recursive: true });
+  fs.writeFileSync(bin, "#!/bin/sh\n");
+  fs.chmodSync(bin, 0o755);
+  try {
+    assert.deepEqual(findServer("${workspaceFolder}/target/debug/knit", "", home, dir), { ok: true, command: bin });
+    assert.deepEqual(findServer("~/target/debug/knit", "", dir, "/elsewhere"), { ok: true, command: bin });
+    assert.deepEqual(findServer("${userHome}/target/debug/knit", "", dir, undefined), { ok: true, command: bin });
+    assert.deepEqual(findServer("target/debug/knit", "", home, dir), { ok: true, command: bin });
+    for (const setting of ["${workspaceFolder}/target/debug/knit", "target/debug/knit"]) {
+      const none = findServer(setting, dir, home, undefined);
+      assert.ok(!none.ok && none.message.includes("workspace folder") && none.message.includes("absolute path"), JSON.stringify(none));
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // ---- a real server response ------------------------------------------------------------

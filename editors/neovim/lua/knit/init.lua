@@ -7,7 +7,7 @@
 
 local M = {}
 
-M.filetypes = { "markdown", "typescript", "typescriptreact", "javascript", "javascriptreact", "swift" }
+M.filetypes = { "markdown", "typescript", "typescriptreact", "javascript", "javascriptreact", "swift", "rust", "python", "go", "kotlin" }
 M.root_markers = { ".git", "knit.toml" }
 
 local defaults = {

@@ -2,10 +2,14 @@
 // playwright-core and the system's Chromium. Installs knit.vsix, opens a copy of
 // fixtures/example, and checks what a user sees: knit's diagnostics in the Problems
 // view, the hover on a renamed anchor, the status bar count, and the Context Pack view.
+// Then it opens a copy of fixtures/clients-polyglot and checks the code side in the
+// languages beyond TypeScript: code lens and references on a Rust and a Python
+// declaration, the lens on a Kotlin one.
 //
 // Usage: node test/e2e/run.mjs --knit /path/to/knit --code-server /path/to/code-server
 //        [--vsix knit.vsix] [--chromium /usr/bin/chromium] [--shots DIR]
-// Prints "ok"/"not ok" lines and ends with "N passed, N failed".
+// Prints "ok"/"not ok" lines and ends with "N passed, N failed". Screenshots are kept in
+// DIR, or in a temp folder when a check failed; a passing run without --shots leaves none.
 
 import { spawn, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -26,7 +30,9 @@ const knit = path.resolve(arg("knit", process.env.KNIT_BIN ?? ""));
 const codeServer = arg("code-server", process.env.CODE_SERVER ?? "");
 const vsix = path.resolve(arg("vsix", path.join(extDir, "knit.vsix")));
 const chromiumPath = arg("chromium", "/usr/bin/chromium");
-const shots = arg("shots", fs.mkdtempSync(path.join(os.tmpdir(), "knit-e2e-shots-")));
+const keepShots = process.argv.includes("--shots");
+const shots = keepShots ? path.resolve(arg("shots")) : fs.mkdtempSync(path.join(os.tmpdir(), "knit-e2e-shots-"));
+fs.mkdirSync(shots, { recursive: true });
 const TIMEOUT = 60_000;
 
 let passed = 0;
@@ -85,6 +91,18 @@ const git = (...args) =>
 git("init", "-q");
 git("add", "-A");
 git("commit", "-qm", "Example workspace");
+// The second workspace: Rust, Python and Kotlin code described by one doc, its anchors
+// recorded by the knit under test. Without knit.toml nothing but the languages'
+// activation events can start the extension there, so those are under test too.
+const polyglot = path.join(tmp, "polyglot");
+fs.cpSync(path.join(repo, "fixtures/clients-polyglot"), polyglot, { recursive: true });
+fs.rmSync(path.join(polyglot, "knit.toml"));
+let recorded = "";
+try {
+  recorded = execFileSync(knit, ["--root", polyglot, "anchors", "record"], { encoding: "utf8", env: { ...process.env, KNIT_CACHE_DIR: path.join(tmp, "cache"), KNIT_STATE_DIR: path.join(tmp, "state") } });
+} catch (e) {
+  recorded = String(e);
+}
 fs.mkdirSync(path.join(userData, "User"), { recursive: true });
 fs.writeFileSync(
   path.join(userData, "User/settings.json"),
@@ -300,11 +318,92 @@ try {
   } else {
     check("clicking an item opens it", false, viewText);
   }
-  console.log(`# screenshots in ${shots}`);
+
+  // ---- the code side in Rust, Python and Kotlin (the second workspace) ----------------
+  check("knit anchors record baselines the polyglot doc", /recorded [1-9]\d* baseline/.test(recorded), recorded);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(polyglot)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: TIMEOUT });
+  await page.locator(".monaco-workbench").click({ position: { x: 800, y: 500 } }).catch(() => {});
+  const openFile = async (rel) => {
+    await page.keyboard.press("Control+P");
+    await quick.waitFor({ timeout: TIMEOUT });
+    await quick.fill(rel);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: path.basename(rel) }).first().click({ timeout: TIMEOUT });
+    await page.locator(".tabs-container .tab.active", { hasText: path.basename(rel) }).waitFor({ timeout: TIMEOUT });
+  };
+  const editor = page.locator(".editor-group-container.active .monaco-editor").first();
+  const peek = page.locator(".peekview-widget:visible");
+  // The references peek, opened by `open`: its text (file list and preview), then closed.
+  const peekText = async (open) => {
+    await open();
+    try {
+      await peek.first().getByText("config.md").first().waitFor({ timeout: TIMEOUT });
+      await page.waitForTimeout(300);
+    } catch {
+      // reported by the caller with what is shown
+    }
+    const text = (await peek.allInnerTexts().catch(() => [])).join("\n");
+    await page.keyboard.press("Escape");
+    await peek.first().waitFor({ state: "hidden", timeout: 10_000 }).catch(() => {});
+    return text;
+  };
+  const cases = [
+    { lang: "Rust", file: "src/config.rs", decl: "pub fn parse_config", name: "parse_config", docLine: 3, references: true },
+    { lang: "Python", file: "tools/report.py", decl: "def render_report", name: "render_report", docLine: 6, references: true },
+    { lang: "Kotlin", file: "app/Greeting.kt", decl: "fun greeting", name: "greeting", docLine: 10, references: false },
+  ];
+  for (const c of cases) {
+    await openFile(c.file);
+    const want = `described by 1 doc line: docs/config.md:${c.docLine}`;
+    const lens = editor.locator(".codelens-decoration a", { hasText: want }).first();
+    try {
+      await lens.waitFor({ timeout: TIMEOUT });
+    } catch {
+      // reported below
+    }
+    const lenses = (await editor.locator(".codelens-decoration").allInnerTexts().catch(() => [])).join(" | ");
+    const mode = await page.locator(".statusbar").innerText().catch(() => "");
+    await page.screenshot({ path: path.join(shots, `lens-${c.lang.toLowerCase()}.png`) });
+    check(`${c.lang}: the file opens in ${c.lang} mode`, mode.includes(c.lang), mode);
+    if (!check(`${c.lang}: code lens on ${c.name} names the doc line`, lenses.includes(want), lenses) || !c.references) continue;
+    // clicking the lens opens the references peek on the doc line
+    const fromLens = await peekText(() => lens.click());
+    check(`${c.lang}: clicking the lens peeks at docs/config.md`, /config\.md/.test(fromLens) && fromLens.includes(c.name), fromLens);
+    // Go to References (Shift+F12) on the declaration's name: knit's only answer is the doc
+    // line, and with one reference VS Code goes straight there (several would peek).
+    const lines = fs.readFileSync(path.join(polyglot, c.file), "utf8").split("\n");
+    const lineNo = lines.findIndex((l) => l.includes(c.decl)) + 1;
+    const col = lines[lineNo - 1].indexOf(c.name) + 2;
+    await editor.locator(".view-lines").click();
+    await page.keyboard.press("Control+G");
+    await quick.waitFor({ timeout: TIMEOUT });
+    await quick.fill(`:${lineNo}:${col}`);
+    await page.keyboard.press("Enter");
+    await page.waitForTimeout(300);
+    await page.keyboard.press("Shift+F12");
+    const at = new RegExp(`Ln ${c.docLine}, Col \\d+`);
+    try {
+      await page.locator(".tabs-container .tab.active", { hasText: "config.md" }).waitFor({ timeout: TIMEOUT });
+      await page.locator(".statusbar").getByText(at).first().waitFor({ timeout: 10_000 });
+    } catch {
+      // reported below
+    }
+    const tab = await page.locator(".tabs-container .tab.active").innerText().catch(() => "");
+    const position = await page.locator(".statusbar").innerText().catch(() => "");
+    const peeked = (await peek.allInnerTexts().catch(() => [])).join("\n");
+    await page.screenshot({ path: path.join(shots, `references-${c.lang.toLowerCase()}.png`) });
+    check(`${c.lang}: Go to References on ${c.name} goes to docs/config.md:${c.docLine}`, tab.includes("config.md") && at.test(position), { tab, position, peeked });
+    await page.keyboard.press("Escape");
+  }
 } catch (e) {
   await page?.screenshot({ path: path.join(shots, "failure.png") }).catch(() => {});
   check("e2e run completed", false, e && e.stack ? e.stack : String(e));
 } finally {
+  if (failed || keepShots) {
+    console.log(`# screenshots in ${shots}`);
+  } else {
+    fs.rmSync(shots, { recursive: true, force: true });
+  }
   await browser?.close().catch(() => {});
   if (server && server.exitCode === null) {
     const exited = new Promise((r) => server.once("exit", r));

@@ -6,7 +6,7 @@ local util = require("lspconfig.util")
 return {
   default_config = {
     cmd = { "knit", "lsp" },
-    filetypes = { "markdown", "typescript", "typescriptreact", "javascript", "javascriptreact", "swift" },
+    filetypes = { "markdown", "typescript", "typescriptreact", "javascript", "javascriptreact", "swift", "rust", "python", "go", "kotlin" },
     root_dir = util.root_pattern("knit.toml", ".git"),
     single_file_support = false,
     init_options = { diagnostics = { workspace = true } },
