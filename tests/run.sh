@@ -9,10 +9,12 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 passed=0
 failed=0
+# Runs one suite and says how long it took (a first build is most of a fresh run).
 step() {
   local name="$1"; shift
   echo "==> $name"
-  if "$@"; then passed=$((passed + 1)); echo "==> $name: ok"; else failed=$((failed + 1)); echo "==> $name: FAILED"; fi
+  local start=$SECONDS
+  if "$@"; then passed=$((passed + 1)); echo "==> $name: ok ($((SECONDS - start)) s)"; else failed=$((failed + 1)); echo "==> $name: FAILED ($((SECONDS - start)) s)"; fi
 }
 
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
@@ -24,8 +26,15 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   fi
 fi
 
-export KNIT_CACHE_DIR="${KNIT_CACHE_DIR:-$(mktemp -d)}"
-export KNIT_STATE_DIR="${KNIT_STATE_DIR:-$(mktemp -d)}"
+# The tests' cache and state live in a temp folder removed at exit (also on failure), so a
+# run never touches the user's real ~/.cache/knit nor leaves folders behind.
+RUN_TMP=$(mktemp -d)
+trap 'rm -rf "$RUN_TMP"' EXIT
+# What the user's own knit folders hold now: the last step fails if a test wrote there.
+user_folders() { ls -A "$HOME/.cache/knit" "$HOME/.local/state/knit" 2>/dev/null | sort; }
+user_before=$(user_folders)
+export KNIT_CACHE_DIR="${KNIT_CACHE_DIR:-$RUN_TMP/cache}"
+export KNIT_STATE_DIR="${KNIT_STATE_DIR:-$RUN_TMP/state}"
 
 step "cargo build" cargo build --workspace --bins --quiet
 step "cargo test" cargo test --workspace --quiet
@@ -59,5 +68,15 @@ fi
 if [ -f editors/test.sh ]; then
   step "editor clients" bash editors/test.sh "$ROOT/target/debug/knit"
 fi
+no_user_folders_touched() {
+  local after
+  after=$(user_folders)
+  if [ "$after" != "$user_before" ]; then
+    echo "new entries in ~/.cache/knit or ~/.local/state/knit:"
+    diff <(echo "$user_before") <(echo "$after") | sed 's/^/  /'
+    return 1
+  fi
+}
+step "no test wrote into the user's knit cache or state" no_user_folders_touched
 echo "suites: $passed passed, $failed failed"
 [ "$failed" = 0 ]

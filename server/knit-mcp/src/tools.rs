@@ -14,7 +14,7 @@
 use crate::ServerOptions;
 use knit_anchors::{check, CheckOptions, CheckReport, DeclCache, State};
 use knit_context::{ContextEngine, EngineOptions, ImportRef, OpenBuffer, PackParams, PackResult, TaskInput, TreeAnchorFacts};
-use knit_workspace::{cache_dir_for, changed_files, Config, DiskDeclStore, DiskTree, SourceTree, StateStore};
+use knit_workspace::{cache_dir_for, changed_files, workspace_key, Config, DiskDeclStore, DiskTree, SourceTree, StateStore};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -71,7 +71,7 @@ fn import_refs(path: &str, source: &str) -> Vec<ImportRef> {
 
 impl Tools {
     pub fn new(root: PathBuf, options: ServerOptions) -> Tools {
-        let decls = match cache_dir_for(&root) {
+        let decls = match workspace_cache_dir(&root, &options) {
             Some(dir) => DeclCache::with_store(Box::new(DiskDeclStore::new(&dir))),
             None => DeclCache::default(),
         };
@@ -205,7 +205,7 @@ impl Tools {
             Some(_) => return ToolOutcome::error("`changed` must be a boolean"),
         };
         let docs = tree.markdown_under(&paths, &config.check.exclude);
-        let states = cache_dir_for(tree.root()).map(|d| StateStore::new(&d));
+        let states = workspace_cache_dir(tree.root(), &self.options).map(|d| StateStore::new(&d));
         let previous = states.as_ref().map(|s| s.load()).unwrap_or_default();
         let opts = CheckOptions { only_targets: changed.as_ref(), previous: Some(&previous) };
         let report = check(&tree, &self.decls, &config.check_config(), &docs, &opts);
@@ -283,6 +283,15 @@ impl Tools {
             Err(e) => return ToolOutcome::error(format!("{e:#}")),
         };
         ToolOutcome::ok(format!("marked {} file(s) read: {}", marked.len(), marked.join(", ")), json!({ "read": marked }))
+    }
+}
+
+/// This workspace's cache folder: under the session's cache base when one was given (so a
+/// session with its own folders never writes into the user's cache), else the default.
+fn workspace_cache_dir(root: &Path, options: &ServerOptions) -> Option<PathBuf> {
+    match &options.cache_dir {
+        Some(base) => Some(base.join(workspace_key(root))),
+        None => cache_dir_for(root),
     }
 }
 

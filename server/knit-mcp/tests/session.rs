@@ -187,6 +187,20 @@ fn changed_only_skips_anchors_on_untouched_code() {
 }
 
 #[test]
+fn a_session_with_its_own_cache_keeps_the_check_state_and_parses_there() {
+    let ws = stale_workspace();
+    let replies = run(&ws, &lines(&[json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_anchors","arguments":{}}})]));
+    assert_eq!(by_id(&replies, 1)["result"]["isError"], false);
+    // Under the session's cache folder, not the user's (tests and embedders never touch it).
+    let own = ws.options.cache_dir.as_ref().unwrap().join(knit_workspace::workspace_key(&ws.root));
+    let entries: Vec<String> = fs::read_dir(&own).map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
+    assert!(entries.iter().any(|e| e.starts_with("decls-")), "no parse cache in {}: {entries:?}", own.display());
+    let default = knit_workspace::cache_dir_for(&ws.root).unwrap();
+    assert_ne!(default, own);
+    assert!(!default.exists(), "the session wrote into {}", default.display());
+}
+
+#[test]
 fn negotiates_protocol_versions() {
     let ws = stale_workspace();
     let replies = run(
