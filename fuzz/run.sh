@@ -80,6 +80,9 @@ for t in $targets; do
   fi
   rm -f "$log"
 done
+# The harnesses work under fixed /tmp/knit-fuzz-* folders (the LSP seeds name
+# file:///tmp/knit-fuzz-lsp/… URIs) and are killed rather than torn down: remove them.
+rm -rf /tmp/knit-fuzz-*
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: crashes in: ${failed[*]}"
   exit 1

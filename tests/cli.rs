@@ -118,10 +118,12 @@ fn each_command_documents_only_its_own_options_and_its_exit_codes() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let help = |args: &[&str]| help_with(args, "--help");
-    for command in [&["check"][..], &["anchors", "record"], &["anchors", "confirm"], &["pack"]] {
+    for command in [&["check"][..], &["anchors", "record"], &["anchors", "confirm"], &["pack"], &["cache", "list"], &["cache", "clean"]] {
         let text = help(command);
         assert!(text.contains("Exit codes:") && text.contains("Example"), "{command:?}:\n{text}");
-        assert!(text.contains("--root <DIR>") && text.contains("--format"), "{command:?}:\n{text}");
+        if command[0] != "cache" {
+            assert!(text.contains("--root <DIR>") && text.contains("--format"), "{command:?}:\n{text}");
+        }
         assert!(!text.contains("DESIGN"), "{command:?} cites a file the repository does not have:\n{text}");
     }
     assert!(help(&["check"]).contains("sarif"));
@@ -131,7 +133,7 @@ fn each_command_documents_only_its_own_options_and_its_exit_codes() {
     }
     assert!(!help(&["lsp"]).contains("--root"));
     // Every argument says what it is for (the short help puts it on the argument's line).
-    for command in [&["check"][..], &["anchors", "record"], &["anchors", "confirm"], &["pack"], &["lsp"], &["mcp"]] {
+    for command in [&["check"][..], &["anchors", "record"], &["anchors", "confirm"], &["pack"], &["lsp"], &["mcp"], &["cache", "list"], &["cache", "clean"]] {
         let text = help_with(command, "-h");
         let undocumented: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with('-') || l.trim_start().starts_with('[') || l.trim_start().starts_with('<')).filter(|l| l.trim().split_whitespace().count() < 2).collect();
         assert!(undocumented.is_empty(), "{command:?}: {undocumented:?}\n{text}");
@@ -140,6 +142,34 @@ fn each_command_documents_only_its_own_options_and_its_exit_codes() {
     let ws = recorded_ws();
     let out = Command::new(knit_bin()).arg("--root").arg(ws.dir.path()).args(["check", "--format", "json"]).env("KNIT_CACHE_DIR", ws.cache.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn cache_list_names_the_workspace_and_clean_removes_only_its_folder() {
+    let ws = recorded_ws();
+    assert_eq!(ws.check_json(&[]).0, 0);
+    let other = recorded_ws();
+    // the second workspace's run, but in the first one's cache base
+    let out = Command::new(knit_bin()).args(["check"]).current_dir(other.dir.path()).env("KNIT_CACHE_DIR", ws.cache.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let list = |ws: &Ws| -> serde_json::Value { serde_json::from_slice(&ws.knit(&["cache", "list", "--format", "json"]).stdout).unwrap() };
+    let listed = list(&ws);
+    let roots: Vec<String> = listed["workspaces"].as_array().unwrap().iter().filter_map(|w| w["root"].as_str().map(str::to_string)).collect();
+    let here = ws.dir.path().canonicalize().unwrap().to_string_lossy().into_owned();
+    assert!(roots.contains(&here), "{listed}");
+    assert_eq!(roots.len(), 2, "{listed}");
+    assert!(listed["workspaces"].as_array().unwrap().iter().all(|w| w["bytes"].as_u64().unwrap() > 0), "{listed}");
+    let out = ws.knit(&["cache", "clean"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("removed 1 workspace folder"), "{}", String::from_utf8_lossy(&out.stdout));
+    let after = list(&ws);
+    let left: Vec<&str> = after["workspaces"].as_array().unwrap().iter().filter_map(|w| w["root"].as_str()).collect();
+    assert_eq!(left.len(), 1, "{after}");
+    assert_ne!(left[0], here);
+    // the check still works: the cache is rebuilt
+    assert_eq!(ws.check_json(&[]).0, 0);
+    assert_eq!(ws.knit(&["cache", "clean", "--all"]).status.code(), Some(0));
+    assert_eq!(list(&ws)["workspaces"].as_array().unwrap().len(), 0);
 }
 
 #[test]

@@ -45,17 +45,19 @@ fn pending() -> Vec<String> {
         .collect()
 }
 
-/// The seed corpora, made once per test run by `fuzz/seed.py` (python3).
+/// The seed corpora, made once per test run by `fuzz/seed.py` (python3) under cargo's
+/// target/tmp (emptied first): a temp dir held in a static is never dropped, so it would
+/// be left in /tmp after every run.
 fn seeds_dir() -> &'static Path {
-    static SEEDS: OnceLock<tempfile::TempDir> = OnceLock::new();
-    SEEDS
-        .get_or_init(|| {
-            let dir = tempfile::tempdir().expect("temp dir");
-            let out = std::process::Command::new("python3").arg(fuzz_dir().join("seed.py")).arg(dir.path()).output().expect("python3 (fuzz/seed.py makes the seed corpora)");
-            assert!(out.status.success(), "fuzz/seed.py failed: {}", String::from_utf8_lossy(&out.stderr));
-            dir
-        })
-        .path()
+    static SEEDS: OnceLock<PathBuf> = OnceLock::new();
+    SEEDS.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("knit-fuzz-seeds");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("seed folder");
+        let out = std::process::Command::new("python3").arg(fuzz_dir().join("seed.py")).arg(&dir).output().expect("python3 (fuzz/seed.py makes the seed corpora)");
+        assert!(out.status.success(), "fuzz/seed.py failed: {}", String::from_utf8_lossy(&out.stderr));
+        dir
+    })
 }
 
 fn inputs(target: &str) -> Vec<PathBuf> {

@@ -35,6 +35,11 @@ user_folders() { ls -A "$HOME/.cache/knit" "$HOME/.local/state/knit" 2>/dev/null
 user_before=$(user_folders)
 export KNIT_CACHE_DIR="${KNIT_CACHE_DIR:-$RUN_TMP/cache}"
 export KNIT_STATE_DIR="${KNIT_STATE_DIR:-$RUN_TMP/state}"
+# Every temp file of the run goes in there too, so what a test forgets to remove is seen
+# (and still removed at exit): the last step fails on leftovers of this project's own
+# making — Rust's tempfile (`.tmp*`), mktemp (`tmp.*`) and knit's `knit*` folders.
+mkdir -p "$RUN_TMP/tmp"
+export TMPDIR="$RUN_TMP/tmp"
 
 step "cargo build" cargo build --workspace --bins --quiet
 step "cargo test" cargo test --workspace --quiet
@@ -78,5 +83,15 @@ no_user_folders_touched() {
   fi
 }
 step "no test wrote into the user's knit cache or state" no_user_folders_touched
+no_temp_leftovers() {
+  local left
+  left=$(cd "$TMPDIR" && ls -A | grep -E '^(\.tmp|tmp\.|knit)' || true)
+  if [ -n "$left" ]; then
+    echo "left in the temp dir by the tests:"
+    echo "$left" | sed 's/^/  /'
+    return 1
+  fi
+}
+step "no test left files in the temp dir" no_temp_leftovers
 echo "suites: $passed passed, $failed failed"
 [ "$failed" = 0 ]

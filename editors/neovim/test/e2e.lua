@@ -328,6 +328,22 @@ local ok, err = pcall(function()
       end, 50)
       check(case.lang .. ": the lens is drawn above the declaration", (drawn_lenses(buf)[decl_line - 1] or ""):find(want, 1, true) ~= nil, drawn_lenses(buf))
 
+      -- running the lens, as <cmd>lua vim.lsp.codelens.run()<cr> on its line would: the doc
+      -- line lands in the quickfix list
+      vim.fn.setqflist({}, " ", { title = "before the lens", items = {} })
+      vim.api.nvim_win_set_cursor(win, { decl_line, 0 })
+      vim.lsp.codelens.run()
+      vim.wait(TIMEOUT, function()
+        return vim.fn.getqflist({ title = 1 }).title == require("knit").lens_list_title
+      end, 50)
+      local from_lens = {}
+      for _, item in ipairs(vim.fn.getqflist()) do
+        table.insert(from_lens, ("%s:%d"):format(vim.api.nvim_buf_get_name(item.bufnr):sub(#polyglot + 2), item.lnum))
+      end
+      check(case.lang .. ": running the lens lists the doc line", vim.deep_equal(from_lens, { "docs/config.md:" .. case.doc_line }), from_lens)
+      vim.cmd("cclose")
+      vim.api.nvim_set_current_win(win)
+
       -- references on the declaration's name, as a user would: the quickfix list
       vim.fn.setqflist({}, " ", { title = "before references", items = {} })
       local name_col = vim.api.nvim_buf_get_lines(buf, decl_line - 1, decl_line, false)[1]:find(case.name, 1, true)

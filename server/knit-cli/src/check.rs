@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use knit_anchors::edit::{apply_edits, confirm, record};
 use knit_anchors::{check, CheckOptions, DeclCache, Session, SourceTree};
-use knit_workspace::{cache_dir_for, changed_files, find_root, Config, DiskDeclStore, DiskTree, EditSnapshot, StateStore, WriteError};
+use knit_workspace::{changed_files, find_root, Config, DiskDeclStore, DiskTree, EditSnapshot, StateStore, WriteError};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -74,7 +74,7 @@ impl Workspace {
         };
         let config = Config::load(&root)?;
         let tree = DiskTree::new(&root);
-        let cache_dir = cache_dir_for(tree.root());
+        let cache_dir = knit_workspace::housekeeping::workspace_cache(tree.root());
         let cache = match &cache_dir {
             Some(d) => DeclCache::with_store(Box::new(DiskDeclStore::new(d))),
             None => DeclCache::default(),

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success / all fresh, 1 findings, 2 usage or configuration error.
 
 mod bench;
+mod cache;
 mod check;
 mod output;
 mod pack;
@@ -74,7 +75,7 @@ pub struct RootArg {
 
 impl RootArg {
     /// The command's `--root`, else the one given before the command.
-    fn or(&self, outer: &Option<PathBuf>) -> RootArg {
+    pub fn or(&self, outer: &Option<PathBuf>) -> RootArg {
         RootArg { root: self.root.clone().or_else(|| outer.clone()) }
     }
 }
@@ -121,6 +122,9 @@ enum Command {
     },
     /// An MCP server on stdio for coding agents: tools check_anchors, context_pack, mark_read.
     Mcp(RootArg),
+    /// What knit keeps in its cache folder, and removing it (it is rebuilt on demand).
+    #[command(subcommand)]
+    Cache(cache::CacheCommand),
 }
 
 #[derive(Subcommand)]
@@ -141,6 +145,7 @@ fn main() -> ExitCode {
         Command::Anchors(AnchorsCommand::Record(a)) => check::run_record(&a.workspace.or(outer), a),
         Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&a.workspace.or(outer), a),
         Command::Bench(b) => bench::run(b),
+        Command::Cache(c) => cache::run(c, outer),
         Command::Lsp { .. } => knit_lsp::run_stdio().map(|()| 0),
         Command::Mcp(root) => check::Workspace::open(&root.or(outer)).and_then(|ws| knit_mcp::run_stdio(&ws.root)).map(|()| 0),
         Command::Pack(a) => check::Workspace::open(&a.workspace.or(outer))

@@ -4,7 +4,7 @@
 //! folder that contains it.
 
 use knit_anchors::{CheckConfig, DeclCache};
-use knit_workspace::{cache_dir_for, Config, DiskDeclStore, DiskTree};
+use knit_workspace::{Config, DiskDeclStore, DiskTree};
 use std::path::{Component, Path, PathBuf};
 use knit_context::ContextEngine;
 use std::sync::{Arc, Mutex};
@@ -41,7 +41,7 @@ impl Folder {
             Ok(c) => (c, None),
             Err(e) => (Config::default(), Some(e.to_string())),
         };
-        let cache = match cache_dir_for(&canonical) {
+        let cache = match knit_workspace::housekeeping::workspace_cache(&canonical) {
             Some(dir) => DeclCache::with_store(Box::new(DiskDeclStore::new(&dir))),
             None => DeclCache::default(),
         };

@@ -3,13 +3,15 @@
 //! It owns root discovery, `knit.toml`, the one `.gitignore`-aware walk ([`walk`]),
 //! bounded and root-confined reads and atomic doc writes ([`files::Confined`]; [`DiskTree`]
 //! is the [`SourceTree`] the engine reads through), the on-disk parse cache
-//! ([`DiskDeclStore`]), the last check's states, and git read in-process ([`changed_files`]).
+//! ([`DiskDeclStore`]), the last check's states, the cache's [`housekeeping`] (idle
+//! workspaces pruned, `knit cache`), and git read in-process ([`changed_files`]).
 //! The engine crates never touch the disk themselves.
 
 mod config;
 pub mod files;
 mod git;
 pub mod history;
+pub mod housekeeping;
 mod store;
 mod tree;
 pub mod walk;

@@ -103,6 +103,26 @@ local function client_config()
   }
 end
 
+--- The title of the quickfix list a code lens fills.
+M.lens_list_title = "knit: docs that describe this"
+
+--- Running a knit code lens: its command is `knit.showReferences [uri, position,
+--- locations]` (VS Code's references-view shape). Neovim has no such view, and the server
+--- only echoes the locations back, so the client shows them itself, in the quickfix list
+--- as `vim.lsp.buf.references()` would. Registered when this module loads, so lspconfig
+--- users who never call setup() get it too.
+function M.show_references(command, ctx)
+  local locations = (command.arguments or {})[3] or {}
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local encoding = client and client.offset_encoding or "utf-16"
+  local items = vim.lsp.util.locations_to_items(locations, encoding)
+  vim.fn.setqflist({}, " ", { title = M.lens_list_title, items = items })
+  if #items > 0 then
+    vim.cmd("copen")
+  end
+end
+vim.lsp.commands["knit.showReferences"] = M.show_references
+
 --- The server definition as a table for nvim-lspconfig / vim.lsp.config users.
 function M.server_config()
   local cfg = client_config()

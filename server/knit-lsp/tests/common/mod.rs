@@ -15,13 +15,23 @@ use tokio::sync::{oneshot, Notify};
 
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Cache and state folders of the engines, shared by every test of the process.
+/// Cache and state folders of the engines, shared by every test of the process. They live
+/// under cargo's target/tmp, one folder per test binary emptied when the binary starts: a
+/// temp dir held in a static is never dropped, so every run had left one in /tmp.
 pub fn isolate_env() {
-    static DIRS: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let d = DIRS.get_or_init(|| tempfile::tempdir().expect("tempdir"));
+    static DIRS: OnceLock<PathBuf> = OnceLock::new();
+    let d = DIRS.get_or_init(|| {
+        let exe = std::env::current_exe().ok().and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned())).unwrap_or_else(|| "lsp-tests".into());
+        // (the bench example shares this file; cargo gives target/tmp to tests only)
+        let base = option_env!("CARGO_TARGET_TMPDIR").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+        let dir = base.join(format!("knit-{exe}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("test cache folder");
+        dir
+    });
     // Same values from every thread: the race is benign.
-    std::env::set_var("KNIT_CACHE_DIR", d.path().join("cache"));
-    std::env::set_var("KNIT_STATE_DIR", d.path().join("state"));
+    std::env::set_var("KNIT_CACHE_DIR", d.join("cache"));
+    std::env::set_var("KNIT_STATE_DIR", d.join("state"));
 }
 
 /// A copy of `fixtures/lsp/<name>` in a temporary folder.

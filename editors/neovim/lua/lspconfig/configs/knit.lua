@@ -2,6 +2,8 @@
 -- Put editors/neovim on your 'runtimepath' (or install it as a plugin) and lspconfig
 -- finds this file by name.
 local util = require("lspconfig.util")
+-- Loading the knit module registers the client side of its code lens command.
+pcall(require, "knit")
 
 return {
   default_config = {
