@@ -201,7 +201,8 @@ pub fn run_record(root: &RootArg, args: &RecordArgs) -> anyhow::Result<u8> {
     match args.format {
         PlainFormat::Json => println!("{}", serde_json::json!({"recorded": recorded, "docs": files, "not_recorded": problems, "not_written": refused})),
         _ => {
-            println!("recorded {recorded} baseline(s) in {files} doc(s)");
+            let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+            println!("recorded {} in {}", plural(recorded, "baseline", "baselines"), plural(files, "doc", "docs"));
             for p in &problems {
                 println!("  not recorded {}:{}  {}  {}", p["doc"].as_str().unwrap_or(""), p["line"], p["state"].as_str().unwrap_or(""), p["message"].as_str().unwrap_or(""));
             }
