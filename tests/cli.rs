@@ -58,7 +58,7 @@ docs/architecture.md:6   moved-renamed  `languageForPath` was renamed to `pathLa
                                         → knit anchors confirm docs/architecture.md:6  (rewrites the link to where the code went)
 docs/architecture.md:11  mention        `src/lang.ts:13-16` could be an anchor
                                         → link it: [src/lang.ts:13-16](../src/lang.ts#LanguageRegistry.lookup), then knit anchors record docs/architecture.md
-docs/architecture.md:13  unrecorded     no baseline recorded yet
+docs/architecture.md:13  unrecorded     `src/resolve.ts#Anchor` has no baseline yet
                                         → knit anchors record docs/architecture.md
 6 anchors in 2 docs: 3 fresh, 1 moved-renamed, 1 stale, 1 unrecorded (1 to line ranges rather than declarations)
 next: review the 2 findings above and confirm each, e.g. knit anchors confirm docs/architecture.md:3

@@ -16,6 +16,17 @@ struct Finding {
     action: String,
 }
 
+/// What an anchor points at, as the doc would write it: `path#Symbol`, `path#L3-L9`,
+/// `path#section` or the path.
+fn target_label(t: &knit_anchors::TargetReport) -> String {
+    match (&t.symbol, t.lines, &t.section) {
+        (Some(symbol), _, _) => format!("`{}#{symbol}`", t.path),
+        (None, Some([start, end]), _) => format!("`{}#L{start}-L{end}`", t.path),
+        (None, None, Some(section)) => format!("`{}#{section}`", t.path),
+        _ => format!("`{}`", t.path),
+    }
+}
+
 /// The one step that resolves a finding of `state` on `doc:line`.
 fn action_for(state: State, doc: &str, line: u32) -> String {
     match state {
@@ -54,7 +65,9 @@ pub fn human(report: &CheckReport, docs: usize, root: &std::path::Path, colour: 
             .iter()
             .map(|c| if c.symbol.is_empty() { format!("candidate: {}", c.path) } else { format!("candidate: {}#{} (line {})", c.path, c.symbol, c.line) })
             .collect();
-        findings.push(Finding { doc: a.doc.clone(), line: a.line, label: a.state.as_str(), message: a.detail.message.clone(), notes, action: action_for(a.state, &a.doc, a.line) });
+        // Several unrecorded anchors on one line would read alike: name each one's target.
+        let message = if a.state == State::Unrecorded { format!("{} has no baseline yet", target_label(&a.target)) } else { a.detail.message.clone() };
+        findings.push(Finding { doc: a.doc.clone(), line: a.line, label: a.state.as_str(), message, notes, action: action_for(a.state, &a.doc, a.line) });
     }
     for b in &report.broken_links {
         findings.push(Finding { doc: b.doc.clone(), line: b.line, label: "broken-link", message: b.message.clone(), notes: Vec::new(), action: "fix the path, or remove the link".to_string() });

@@ -199,19 +199,38 @@ pub fn probe_anchor(doc: &str, dest: &str) -> Option<Anchor> {
     Some(Anchor { id: String::new(), doc: doc.to_string(), link, target: Ok(target), baseline_raw: None, baseline: None })
 }
 
+/// The completion icon of a declaration kind (the languages' own kind names). LSP has no
+/// kind for a type alias: it shows as an interface, never as a type *parameter*, which is
+/// what it is not.
 fn symbol_kind(kind: &str) -> CompletionItemKind {
     match kind {
-        "function" => CompletionItemKind::FUNCTION,
+        "function" | "macro" => CompletionItemKind::FUNCTION,
         "method" | "get" | "set" | "subscript" => CompletionItemKind::METHOD,
-        "class" | "actor" => CompletionItemKind::CLASS,
-        "interface" | "protocol" | "trait" => CompletionItemKind::INTERFACE,
+        "class" | "actor" | "object" => CompletionItemKind::CLASS,
+        "interface" | "protocol" | "trait" | "type" | "typealias" => CompletionItemKind::INTERFACE,
         "enum" => CompletionItemKind::ENUM,
+        "case" | "variant" | "member" | "entry" => CompletionItemKind::ENUM_MEMBER,
         "struct" => CompletionItemKind::STRUCT,
         "property" => CompletionItemKind::PROPERTY,
-        "variable" | "const" | "let" => CompletionItemKind::VARIABLE,
-        "init" => CompletionItemKind::CONSTRUCTOR,
+        "field" | "key" => CompletionItemKind::FIELD,
+        "variable" | "const" | "let" | "static" => CompletionItemKind::VARIABLE,
+        "init" | "constructor" | "deinit" => CompletionItemKind::CONSTRUCTOR,
         "module" | "namespace" | "extension" | "impl" => CompletionItemKind::MODULE,
-        "type" => CompletionItemKind::TYPE_PARAMETER,
         _ => CompletionItemKind::REFERENCE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_are_never_type_parameters() {
+        for kind in ["interface", "type", "typealias", "protocol", "trait"] {
+            assert_eq!(symbol_kind(kind), CompletionItemKind::INTERFACE, "{kind}");
+        }
+        assert_eq!(symbol_kind("case"), CompletionItemKind::ENUM_MEMBER);
+        assert_eq!(symbol_kind("constructor"), CompletionItemKind::CONSTRUCTOR);
+        assert_eq!(symbol_kind("field"), CompletionItemKind::FIELD);
     }
 }
