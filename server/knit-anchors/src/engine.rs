@@ -333,7 +333,23 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// [`resolve_symbol_in`](Self::resolve_symbol_in), with DESIGN 1.3a's guarantee kept
+    /// last: an anchor into a file with syntax errors is never `lost` — where the search
+    /// found nothing, the error might have hidden it, so it is `unchecked`. A search that
+    /// did find the declaration (moved, renamed) stands.
     fn resolve_symbol(&mut self, a: &Anchor, path: &str, fragment: &Fragment, lang: Option<Lang>) -> Verdict {
+        let v = self.resolve_symbol_in(a, path, fragment, lang);
+        if v.state != State::Lost {
+            return v;
+        }
+        let has_error = lang.is_some_and(|lang| self.parsed(path, lang).is_ok_and(|(_, syn)| syn.has_error));
+        if !has_error {
+            return v;
+        }
+        Verdict::new(State::Unchecked, "parse_error", format!("{path} has syntax errors and `{fragment}` was not found in it or elsewhere; not checked until it parses"))
+    }
+
+    fn resolve_symbol_in(&mut self, a: &Anchor, path: &str, fragment: &Fragment, lang: Option<Lang>) -> Verdict {
         let Some(lang) = lang else {
             return Verdict::new(
                 State::Invalid,
@@ -347,8 +363,12 @@ impl<'a> Session<'a> {
                 return Verdict::new(State::Invalid, "bad_baseline", "this baseline was recorded for another kind of target");
             }
         }
+        let mut text: Arc<str> = Arc::from("");
         let hinted = match self.parsed(path, lang) {
-            Ok((_, syn)) => Some(syn),
+            Ok((t, syn)) => {
+                text = t;
+                Some(syn)
+            }
             Err(Seen::Error(ReadError::Missing)) if baseline.is_some() => None,
             Err(e) => {
                 let mut v = self.read_problem(path, e);
@@ -434,7 +454,11 @@ impl<'a> Session<'a> {
                             ),
                         );
                     }
-                    if syn.has_error {
+                    // A syntax error can hide a declaration only if its name is still in the
+                    // file: a name the text no longer holds anywhere is gone however the file
+                    // parses, so where it went is searched for as in a clean file (moved,
+                    // renamed); finding nothing is still `unchecked` (see `resolve_symbol`).
+                    if syn.has_error && mentions_word(&text, &simple_name(&fragment.name)) {
                         return Verdict::new(
                             State::Unchecked,
                             "parse_error",
@@ -1136,6 +1160,26 @@ pub fn mention_suggestion(session: &mut Session, doc: &str, m: &markdown::Mentio
         text: format!("{}:{}-{}", m.path, m.start, m.end),
         suggestion: dest,
         kind,
+    })
+}
+
+/// The declaration's own name in a fragment: the last `.` segment, without Swift or
+/// Kotlin parameter labels (`Mixer.blend(first:second:)` → `blend`).
+fn simple_name(fragment_name: &str) -> String {
+    let bare = strip_labels(fragment_name);
+    bare.rsplit('.').next().unwrap_or(&bare).trim_matches('`').to_string()
+}
+
+/// `word` occurs in `text` as a whole identifier (not inside a longer one).
+fn mentions_word(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return true;
+    }
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
     })
 }
 
