@@ -17,7 +17,10 @@
 //! when recorded: bit 0 = it was indexed completely, bit 1 = no other file had the same
 //! body (else stage 4 is refused), bit 2 = no other file declared the same identity
 //! (else "moved and changed" is refused: a pre-existing namesake is not where the
-//! declaration went). The 78-bit member sketch lets a stale container name members whose
+//! declaration went); bit 3 = no other member of the declaration's own container had the
+//! same body (stage 3 then looks in that container only, even when a twin sat in another
+//! container of the file; older baselines lack the bit and keep the file-wide rule). The
+//! 78-bit member sketch lets a stale container name members whose
 //! tokens are not in the baseline.
 
 use knit_syntax::fingerprint::{decode_b64, encode_b64};
@@ -40,6 +43,8 @@ pub enum Baseline {
         fingerprint: Fingerprint,
         body: Option<Fingerprint>,
         body_unique: bool,
+        /// No other member of the same container (same qualified prefix) had the body.
+        container_unique: bool,
         identity: IdentityKind,
         /// What the workspace looked like when recorded (None: not indexed completely).
         workspace: Option<WorkspaceFacts>,
@@ -103,8 +108,9 @@ pub fn sketch_has(sketch: u128, name: &str, fp: &Fingerprint) -> bool {
 
 impl Baseline {
     /// The baseline of a declaration as it is now. `body_unique`: no other declaration
-    /// of the same file has the same matchable body.
-    pub fn of_declaration(d: &Declaration, body_unique: bool, workspace: Option<WorkspaceFacts>) -> Baseline {
+    /// of the same file has the same matchable body; `container_unique`: no other member
+    /// of its container has it.
+    pub fn of_declaration(d: &Declaration, body_unique: bool, container_unique: bool, workspace: Option<WorkspaceFacts>) -> Baseline {
         let sketch = if d.members.is_empty() {
             None
         } else {
@@ -114,6 +120,7 @@ impl Baseline {
             fingerprint: d.fingerprint,
             body: d.matchable_body(),
             body_unique,
+            container_unique,
             identity: d.identity,
             workspace,
             sketch,
@@ -123,7 +130,7 @@ impl Baseline {
     pub fn encode(&self) -> String {
         let mut s = String::from("1");
         match self {
-            Baseline::Declaration { fingerprint, body, body_unique, identity, workspace, sketch } => {
+            Baseline::Declaration { fingerprint, body, body_unique, container_unique, identity, workspace, sketch } => {
                 let mut bits = 0u8;
                 if body.is_some() {
                     bits |= 1 << 2;
@@ -136,7 +143,7 @@ impl Baseline {
                 let ws = match workspace {
                     None => 0,
                     Some(w) => 1 | (u8::from(w.body_unique) << 1) | (u8::from(w.name_unique) << 2),
-                };
+                } | (u8::from(*container_unique) << 3);
                 s.push(flag_char(ws));
                 s.push_str(&fingerprint.encode());
                 if let Some(b) = body {
@@ -199,6 +206,7 @@ impl Baseline {
                     fingerprint,
                     body,
                     body_unique: bits & (1 << 3) != 0,
+                    container_unique: ws & (1 << 3) != 0,
                     identity: identity_from(bits >> 4),
                     workspace,
                     sketch,
@@ -266,11 +274,12 @@ mod tests {
         let fp = Fingerprint::of_bytes(b"a");
         let body = Fingerprint::of_bytes(b"b");
         let all = [
-            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, identity: IdentityKind::Value, workspace: None, sketch: None },
+            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, container_unique: false, identity: IdentityKind::Value, workspace: None, sketch: None },
             Baseline::Declaration {
                 fingerprint: fp,
                 body: Some(body),
                 body_unique: true,
+                container_unique: true,
                 identity: IdentityKind::Type,
                 workspace: Some(WorkspaceFacts { body_unique: true, name_unique: false }),
                 sketch: Some((1 << 77) | 5),
@@ -279,11 +288,12 @@ mod tests {
                 fingerprint: fp,
                 body: Some(body),
                 body_unique: false,
+                container_unique: true,
                 identity: IdentityKind::Module,
                 workspace: Some(WorkspaceFacts { body_unique: false, name_unique: true }),
                 sketch: None,
             },
-            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, identity: IdentityKind::Type, workspace: None, sketch: Some(1 << 40) },
+            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, container_unique: false, identity: IdentityKind::Type, workspace: None, sketch: Some(1 << 40) },
             Baseline::Lines { fingerprint: fp, count: 4242 },
             Baseline::Doc { fingerprint: fp },
         ];

@@ -45,6 +45,7 @@ struct Recorded {
     fingerprint: Fingerprint,
     body: Option<Fingerprint>,
     body_unique: bool,
+    container_unique: bool,
     identity: knit_syntax::IdentityKind,
     workspace: Option<WorkspaceFacts>,
 }
@@ -500,10 +501,10 @@ impl<'a> Session<'a> {
                 }
             }
         }
-        let Some(Baseline::Declaration { fingerprint, body, body_unique, identity, workspace, .. }) = baseline else {
+        let Some(Baseline::Declaration { fingerprint, body, body_unique, container_unique, identity, workspace, .. }) = baseline else {
             return Verdict::new(State::Invalid, "unknown_file", format!("{path} does not exist"));
         };
-        let facts = Recorded { fingerprint, body, body_unique, identity, workspace };
+        let facts = Recorded { fingerprint, body, body_unique, container_unique, identity, workspace };
         self.ladder(path, fragment, hinted, &facts)
     }
 
@@ -569,6 +570,16 @@ impl<'a> Session<'a> {
                     if d.matchable_body() == Some(bfp) && d.identity == identity && d.qualified_name != old {
                         stage3.push(di);
                     }
+                }
+            }
+        } else if let (Some(bfp), true, Some(h)) = (rec.body, rec.container_unique, &hinted) {
+            // The body had a twin elsewhere in the file but none in its own container:
+            // uniqueness is judged within the container (DESIGN 1.3a), so a rename inside
+            // it is found, and a twin in another container is never taken for it.
+            let container = container_of(&old);
+            for (di, d) in h.declarations.iter().enumerate() {
+                if d.matchable_body() == Some(bfp) && d.identity == identity && d.qualified_name != old && container_of(&d.qualified_name) == container {
+                    stage3.push(di);
                 }
             }
         }
@@ -808,10 +819,11 @@ impl<'a> Session<'a> {
                             return Err(Verdict::new(State::Unchecked, "parse_error", "the declaration has a syntax error"));
                         }
                         let unique = body_unique(&syn.declarations, i);
+                        let in_container = body_unique_in_container(&syn.declarations, i);
                         let now = now_of(&path, &syn.declarations, i);
                         let d = d.clone();
                         let ws = self.workspace_facts(&path, &fragment, &d);
-                        Ok((Baseline::of_declaration(&d, unique, ws), Some(now)))
+                        Ok((Baseline::of_declaration(&d, unique, in_container, ws), Some(now)))
                     }
                     _ => {
                         let mut unrecorded = a.clone();
@@ -856,6 +868,20 @@ impl<'a> Session<'a> {
 
 fn shared_prefix_dirs(a: &str, b: &str) -> usize {
     a.split('/').zip(b.split('/')).take_while(|(x, y)| x == y).count()
+}
+
+/// The container part of a qualified name (`Invoice.toJson` → `Invoice`; `` for a
+/// top-level name), labels ignored.
+fn container_of(qualified: &str) -> String {
+    let bare = strip_labels(qualified);
+    bare.rsplit_once('.').map(|(c, _)| c.to_string()).unwrap_or_default()
+}
+
+/// No other declaration of the same container has the same matchable body.
+pub fn body_unique_in_container(decls: &[Declaration], i: usize) -> bool {
+    let Some(b) = decls[i].matchable_body() else { return false };
+    let container = container_of(&decls[i].qualified_name);
+    decls.iter().enumerate().all(|(j, d)| j == i || d.matchable_body() != Some(b) || container_of(&d.qualified_name) != container)
 }
 
 /// No other declaration of the file has the same matchable body.
