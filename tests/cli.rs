@@ -173,6 +173,24 @@ fn cache_list_names_the_workspace_and_clean_removes_only_its_folder() {
 }
 
 #[test]
+fn confirming_a_rename_renames_link_text_that_was_the_old_name() {
+    let ws = Ws::new();
+    ws.write("src/resolve.ts", RESOLVE);
+    ws.write("docs/guide.md", "# Guide\n\n[`Resolver.resolve`](../src/resolve.ts#Resolver.resolve) and [resolve()](../src/resolve.ts#Resolver.resolve) split paths; [the resolver](../src/resolve.ts#Resolver.resolve) too.\n");
+    assert_eq!(ws.knit(&["anchors", "record"]).status.code(), Some(0));
+    ws.write("src/resolve.ts", RESOLVE.replace("resolve(", "lastSegment("));
+    let out = ws.knit(&["anchors", "confirm", "docs/guide.md:3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "confirmed 3 anchors");
+    let doc = ws.read("docs/guide.md");
+    assert!(doc.contains("[`Resolver.lastSegment`](../src/resolve.ts#Resolver.lastSegment \"knit:"), "{doc}");
+    assert!(doc.contains("[lastSegment()](../src/resolve.ts#Resolver.lastSegment \"knit:"), "{doc}");
+    // prose is the author's: kept
+    assert!(doc.contains("[the resolver](../src/resolve.ts#Resolver.lastSegment \"knit:"), "{doc}");
+    assert_eq!(ws.check_json(&[]).0, 0);
+}
+
+#[test]
 fn sarif_and_human_formats() {
     let ws = recorded_ws();
     ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 2]"));

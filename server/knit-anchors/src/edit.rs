@@ -187,7 +187,39 @@ pub fn rebind_to(session: &mut Session, a: &Anchor, now: &Now) -> Result<Vec<Tex
         .ok_or_else(|| Verdict::new(State::Invalid, "bad_rebind", "the new destination is not a workspace target"))?;
     let probe = Anchor { target: Ok(target), baseline: None, baseline_raw: None, ..a.clone() };
     let (b, _) = session.baseline_now(&probe)?;
-    Ok(rebind(a, &dest, Some(&b)))
+    let mut edits = rebind(a, &dest, Some(&b));
+    edits.extend(renamed_link_text(a, now));
+    Ok(edits)
+}
+
+/// A link whose text is exactly the old name (`` [`Cart.total`](…) ``, `[total](…)`,
+/// `` `total()` ``) would name what no longer exists after a rename: its text follows the
+/// new name, in the same form. Any other text is prose and is kept.
+fn renamed_link_text(a: &Anchor, now: &Now) -> Option<TextEdit> {
+    let Ok(Target::Symbol { fragment, .. }) = &a.target else { return None };
+    let new_full = knit_syntax::fragment::strip_labels(now.symbol.as_deref()?);
+    let old_full = knit_syntax::fragment::strip_labels(&fragment.name);
+    let last = |s: &str| s.rsplit('.').next().unwrap_or(s).to_string();
+    let text = a.link.text.as_str();
+    let (inner, tick) = match text.strip_prefix('`').and_then(|t| t.strip_suffix('`')) {
+        Some(t) => (t, "`"),
+        None => (text, ""),
+    };
+    let (bare, call) = match inner.strip_suffix("()") {
+        Some(b) => (b, "()"),
+        None => (inner, ""),
+    };
+    let renamed = if bare == fragment.name || bare == old_full {
+        new_full.clone()
+    } else if bare == last(&old_full) {
+        last(&new_full)
+    } else {
+        return None;
+    };
+    if renamed == bare || a.link.text_span.is_empty() {
+        return None;
+    }
+    Some(TextEdit { range: a.link.text_span.clone(), new_text: format!("{tick}{renamed}{call}{tick}") })
 }
 
 /// Converts a `path:12-40` mention into an anchor link (recorded), keeping the code
