@@ -33,6 +33,7 @@ fn example_workspace_reports_drift_with_exit_code_1() {
     assert_eq!(moved["detail"]["now"]["path"], "src/util/paths.ts");
     assert_eq!(moved["detail"]["now"]["symbol"], "pathLanguage");
     assert_eq!(moved["id"], "docs/architecture.md:6:1");
+    assert_eq!(moved["column"], 27, "the link's column on its line");
     assert_eq!(moved["target"]["symbol"], "languageForPath");
     // The documented top-level shape.
     for key in ["complete", "budget", "anchors", "unchecked_anchor_ids", "fallback_share"] {

@@ -246,12 +246,13 @@ local ok, err = pcall(function()
   local qf = vim.fn.getqflist({ title = 1, items = 1 })
   local texts = {}
   for _, item in ipairs(qf.items) do
-    table.insert(texts, ("%s:%d %s"):format(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(item.bufnr), ":t"), item.lnum, item.text))
+    table.insert(texts, ("%s:%d:%d %s"):format(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(item.bufnr), ":t"), item.lnum, item.col, item.text))
   end
   check(":KnitCheck fills the quickfix list", qf.title == "knit check" and #qf.items > 0, texts)
   local has_stale = false
   for _, t in ipairs(texts) do
-    has_stale = has_stale or (t:find("architecture.md:3 [stale]", 1, true) ~= nil)
+    -- at the link's own column, not column 1
+    has_stale = has_stale or (t:find("architecture.md:3:34 [stale]", 1, true) ~= nil)
   end
   check(":KnitCheck lists the stale anchor at its doc line", has_stale, texts)
 

@@ -1126,6 +1126,7 @@ pub fn check(tree: &dyn SourceTree, cache: &DeclCache, cfg: &CheckConfig, docs: 
                 id: a.id.clone(),
                 doc: a.doc.clone(),
                 line: a.line(),
+                column: column_of(src, a.link.span.start),
                 target: target_report(a, &v),
                 state: v.state,
                 detail: v,
@@ -1207,6 +1208,14 @@ fn mentions_word(text: &str, word: &str) -> bool {
         let after = text[at + word.len()..].chars().next();
         !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
     })
+}
+
+/// 1-based character column of byte `at` on its line of `src`.
+fn column_of(src: &str, at: usize) -> u32 {
+    let at = at.min(src.len());
+    let Some(before) = src.get(..at) else { return 1 };
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    before[line_start..].chars().count() as u32 + 1
 }
 
 fn line_dest(path: &str, s: u32, e: u32) -> String {

@@ -187,6 +187,8 @@ pub struct AnchorReport {
     pub id: String,
     pub doc: String,
     pub line: u32,
+    /// 1-based column (in characters) where the link starts on its line.
+    pub column: u32,
     pub target: TargetReport,
     pub state: State,
     pub detail: Verdict,

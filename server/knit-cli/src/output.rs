@@ -171,7 +171,7 @@ pub fn sarif(report: &CheckReport) -> Value {
                 "ruleId": a.state.as_str(),
                 "level": level(a.state),
                 "message": {"text": a.detail.message},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": a.doc}, "region": {"startLine": a.line}}}],
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": a.doc}, "region": {"startLine": a.line, "startColumn": a.column}}}],
                 "relatedLocations": related,
                 "partialFingerprints": {"knitAnchorId": a.id},
             })

@@ -21,7 +21,7 @@ function M.qf_items(report, root)
       if now and now.path and a.state ~= "stale" then
         text = text .. (" (now %s:%s)"):format(now.path, now.line or "?")
       end
-      table.insert(out, { filename = file(a.doc), lnum = a.line, col = 1, text = text, type = error_states[a.state] and "E" or (a.state == "unrecorded" and "I" or "W") })
+      table.insert(out, { filename = file(a.doc), lnum = a.line, col = a.column or 1, text = text, type = error_states[a.state] and "E" or (a.state == "unrecorded" and "I" or "W") })
     end
   end
   for _, b in ipairs(report.broken_links or {}) do
