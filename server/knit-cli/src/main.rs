@@ -109,18 +109,20 @@ enum Command {
     #[command(subcommand)]
     Anchors(AnchorsCommand),
     /// Benchmarks (see README "Benchmarks").
-    #[command(subcommand)]
+    #[command(subcommand, after_help = "Exit codes: 0 the benchmark ran (its figures say whether targets are met), 2 usage or I/O error.\n\nExamples:\n  knit bench anchors --files 2000\n  knit bench history --repo ../zod --max-tasks 120")]
     Bench(bench::BenchCommand),
     /// A context pack: the few files worth reading for a task, in tiers, each with its reasons.
     #[command(after_help = PACK_HELP)]
     Pack(pack::PackArgs),
     /// The language server on stdio (editors start it; the workspace comes from the client).
+    #[command(after_help = "Exit codes: 0 after the client's exit notification, 2 if stdio fails.\n\nEditors start it themselves (see editors/README.md).\n\nExample:\n  knit lsp --stdio")]
     Lsp {
         /// Accepted and ignored: clients append it (stdio is the only transport).
         #[arg(long)]
         stdio: bool,
     },
     /// An MCP server on stdio for coding agents: tools check_anchors, context_pack, mark_read.
+    #[command(after_help = "Exit codes: 0 when the client closes stdin, 2 if the root is not a folder.\n\nAgents start it from their MCP configuration.\n\nExample:\n  knit mcp --root /path/to/repo")]
     Mcp(RootArg),
     /// What knit keeps in its cache folder, and removing it (it is rebuilt on demand).
     #[command(subcommand)]
