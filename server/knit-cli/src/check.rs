@@ -137,7 +137,7 @@ pub fn run_check(root: &RootArg, args: &CheckArgs) -> anyhow::Result<u8> {
         CheckFormat::Sarif => println!("{}", serde_json::to_string_pretty(&output::sarif(&report))?),
         CheckFormat::Human => {
             use std::io::IsTerminal;
-            let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            let colour = output::wants_colour(std::io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
             print!("{}", output::human(&report, docs.len(), &ws.root, colour))
         }
     }

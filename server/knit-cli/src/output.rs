@@ -40,6 +40,12 @@ fn action_for(state: State, doc: &str, line: u32) -> String {
     }
 }
 
+/// Colour only on a terminal, and never when `NO_COLOR` is set to anything non-empty
+/// (no-color.org).
+pub fn wants_colour(stdout_is_terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    stdout_is_terminal && no_color.is_none_or(|v| v.is_empty())
+}
+
 /// ANSI colour for a finding's label when stdout is a terminal and `NO_COLOR` is unset.
 fn paint(label: &str, colour: bool) -> String {
     if !colour {
@@ -193,4 +199,20 @@ pub fn sarif(report: &CheckReport) -> Value {
             "results": results,
         }]
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_follows_the_terminal_and_no_color() {
+        assert!(wants_colour(true, None));
+        assert!(wants_colour(true, Some(std::ffi::OsStr::new(""))));
+        assert!(!wants_colour(true, Some(std::ffi::OsStr::new("1"))));
+        assert!(!wants_colour(false, None));
+        assert_eq!(paint("stale", false), "stale");
+        assert_eq!(paint("stale", true), "\x1b[33mstale\x1b[0m");
+        assert_eq!(paint("lost", true), "\x1b[31mlost\x1b[0m");
+    }
 }
