@@ -251,3 +251,37 @@ async fn editing_a_paired_doc_turns_its_doc_anchors_stale() {
     assert!(p["diagnostics"][0]["message"].as_str().unwrap().contains("docs/arch.md changed"), "{p:#}");
     c.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_action_confirms_every_reviewed_anchor_of_the_file() {
+    let (_tmp, root) = workspace("basic");
+    record_on_disk(&root, "docs/arch.md");
+    // Two kinds of drift in the code buffer: subtotal's body changes, formatPrice is renamed.
+    let code = uri(&root, "src/cart.ts");
+    let original = read(&root, "src/cart.ts");
+    let edited = original
+        .replace("sum += item.price * item.quantity;", "sum += item.price * item.quantity * 2;")
+        .replace("formatPrice", "formatCents");
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/arch.md");
+    let mut text = read(&root, "docs/arch.md");
+    c.open(&doc, &text).await;
+    c.open(&code, &original).await;
+    c.change_full(&code, 2, &edited).await;
+    let diags = c.diagnostics_codes(&doc, &["broken-link", "renamed", "stale"]).await;
+    let stale = diag_with_code(&diags, "stale");
+    let actions = c
+        .request("textDocument/codeAction", json!({
+            "textDocument": { "uri": doc },
+            "range": stale["range"],
+            "context": { "diagnostics": [stale] }
+        }))
+        .await
+        .unwrap();
+    let all = find_action(&actions, "Confirm reviewed: all 2 stale, moved or renamed anchors in this file");
+    text = apply(&text, &action_edits(all, &doc), false);
+    assert!(text.contains("(../src/cart.ts#formatCents \"knit:"), "the renamed anchor is rebound: {text}");
+    c.change_full(&doc, 2, &text).await;
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p) == ["broken-link"]).await;
+    c.shutdown().await;
+}

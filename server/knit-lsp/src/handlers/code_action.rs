@@ -8,7 +8,7 @@ use super::util::{lsp_edits, workspace_edit};
 use crate::analysis::{strip_bom, AnchorResult};
 use crate::document::FileKind;
 use crate::snapshot::Snapshot;
-use knit_anchors::edit::{convert_mention, rebind_to, record, remove_anchor, set_baseline, update_lines};
+use knit_anchors::edit::{confirm_anchor, convert_mention, rebind_to, record, remove_anchor, set_baseline, update_lines};
 use knit_anchors::{Now, Session, State, Target};
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse, Diagnostic, NumberOrString,
@@ -53,9 +53,27 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
         });
     };
     let unrecorded = report.anchors.iter().filter(|a| a.verdict.state == State::Unrecorded).count();
-    for a in report.anchors.iter().filter(|a| touches(&a.anchor.link.span)) {
+    let touched: Vec<&AnchorResult> = report.anchors.iter().filter(|a| touches(&a.anchor.link.span)).collect();
+    for a in &touched {
         let diags = diags_for(&a.anchor.id);
         anchor_actions(&mut session, a, src, unrecorded, &diags, &mut action, &report.rel);
+    }
+    // After reading the whole doc against the code: one action confirms every anchor of the
+    // file that a review can confirm (stale, moved, renamed), as record has for new ones.
+    let reviewable: Vec<&AnchorResult> = report.anchors.iter().filter(|a| is_reviewable(a.verdict.state)).collect();
+    if reviewable.len() > 1 && touched.iter().any(|a| is_reviewable(a.verdict.state)) {
+        let mut edits = Vec::new();
+        let mut confirmed = 0;
+        for a in &reviewable {
+            let (e, refused) = confirm_anchor(&mut session, &a.anchor);
+            if refused.is_none() && !e.is_empty() {
+                confirmed += 1;
+                edits.extend(e);
+            }
+        }
+        if confirmed > 1 {
+            action(format!("Confirm reviewed: all {confirmed} stale, moved or renamed anchors in this file"), CodeActionKind::QUICKFIX, false, &edits, Vec::new());
+        }
     }
     for m in report.mentions.iter().filter(|m| touches(&m.mention.span)) {
         if let Some(e) = convert_mention(&mut session, &report.rel, src, &m.mention) {
@@ -73,6 +91,10 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
         out.retain(|a| a.kind.as_ref().is_some_and(|k| only.iter().any(|o| k.as_str().starts_with(o.as_str()))));
     }
     Some(out.into_iter().map(CodeActionOrCommand::CodeAction).collect())
+}
+
+fn is_reviewable(state: State) -> bool {
+    matches!(state, State::Stale | State::Moved | State::Renamed | State::MovedRenamed)
 }
 
 type Emit<'a> = dyn FnMut(String, CodeActionKind, bool, &[knit_anchors::TextEdit], Vec<Diagnostic>) + 'a;
