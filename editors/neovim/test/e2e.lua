@@ -256,6 +256,49 @@ local ok, err = pcall(function()
   end
   check(":KnitCheck lists the stale anchor at its doc line", has_stale, texts)
 
+  -- 6b. completion in a link destination through Neovim 0.7's own omnifunc logic: it
+  -- inserts an item's word at the start of the keyword under the cursor (`/`, `.` and
+  -- `#` are not keyword characters), so the server's edit must be just that segment.
+  vim.cmd("edit " .. vim.fn.fnameescape(root .. "/docs/new.md"))
+  local nbuf = vim.api.nvim_get_current_buf()
+  local nwin = vim.api.nvim_get_current_win()
+  vim.wait(TIMEOUT, function()
+    return #vim.lsp.buf_get_clients(nbuf) > 0
+  end, 50)
+  -- types `typed` on a line, asks for completion at its end and accepts the item whose
+  -- word starts with `pick`, as <C-x><C-o> then <CR> would: the resulting line
+  local function complete(typed, pick)
+    vim.api.nvim_buf_set_lines(nbuf, 0, -1, false, { typed })
+    vim.api.nvim_win_set_cursor(nwin, { 1, #typed })
+    -- Neovim debounces didChange (150 ms): let the server see the line first
+    vim.wait(400)
+    local start = vim.fn.match(typed, "\\k*$")
+    local prefix = typed:sub(start + 1)
+    -- the insert-mode cursor, after the last character (normal mode cannot stand there)
+    local params = { textDocument = vim.lsp.util.make_text_document_params(), position = { line = 0, character = #typed } }
+    local replies = vim.lsp.buf_request_sync(nbuf, "textDocument/completion", params, TIMEOUT) or {}
+    for _, reply in pairs(replies) do
+      if reply.result then
+        for _, m in ipairs(vim.lsp.util.text_document_completion_list_to_complete_items(reply.result, prefix)) do
+          if vim.startswith(m.word, pick) then
+            return typed:sub(1, start) .. m.word
+          end
+        end
+      end
+    end
+    return nil
+  end
+  local path_line = complete("[r](../src/", "resolve.ts")
+  check("completion after ../src/ inserts the file name once", path_line == "[r](../src/resolve.ts", path_line)
+  local partial_line = complete("[r](../src/res", "resolve.ts")
+  check("completion of a partly typed name completes it", partial_line == "[r](../src/resolve.ts", partial_line)
+  local member_line = complete("[r](../src/resolve.ts#AnchorResolver.", "resolve")
+  check("completion after Class. inserts the member, born recorded", member_line ~= nil and vim.startswith(member_line, '[r](../src/resolve.ts#AnchorResolver.resolve "knit:'), member_line)
+  local filtered_line = complete("[r](../src/resolve.ts#AnchorResolver.res", "resolve")
+  check("a partly typed member still matches", filtered_line ~= nil and vim.startswith(filtered_line, '[r](../src/resolve.ts#AnchorResolver.resolve "knit:'), filtered_line)
+  vim.api.nvim_buf_set_lines(nbuf, 0, -1, false, {})
+  vim.cmd("bwipeout! " .. nbuf)
+
   -- 7. code buffers of the other languages (a workspace of its own): knit attaches, puts a
   -- code lens on each anchored declaration, answers references with the doc line, and
   -- flags an unsaved edit that would make the doc stale.

@@ -195,28 +195,43 @@ async fn completion_offers_paths_then_symbols_born_recorded() {
     let end = position(&text, text.len(), false);
     let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": end })).await.unwrap();
     let items = r["items"].as_array().unwrap();
-    let cart = items.iter().find(|i| i["label"] == "../src/cart.ts").unwrap_or_else(|| panic!("{r:#}"));
-    assert_eq!(cart["textEdit"]["range"]["start"], pos_of(&text, "../src/c", false));
+    // one folder level, only the segment being typed is replaced
+    let labels: Vec<&str> = items.iter().filter_map(|i| i["label"].as_str()).collect();
+    assert_eq!(labels, ["cart.ts"], "{r:#}");
+    let cart = &items[0];
+    assert_eq!(cart["textEdit"]["range"]["start"], position(&text, text.len() - 1, false));
+    assert_eq!(cart["textEdit"]["newText"], "cart.ts");
+    assert_eq!(cart["filterText"], "cart.ts");
     text = apply(&text, &[cart["textEdit"].clone()], false);
-    text.push('#');
+    assert!(text.ends_with("[sum](../src/cart.ts"), "{text}");
+    text.push_str("#Cart.");
     text.push(')');
     c.change_full(&doc, 2, &text).await;
     let at = position(&text, text.len() - 1, false);
     let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": at })).await.unwrap();
     let items = r["items"].as_array().unwrap();
     let labels: Vec<&str> = items.iter().filter_map(|i| i["label"].as_str()).collect();
-    assert!(labels.contains(&"subtotal") && labels.contains(&"Cart.total") && labels.contains(&"LineItem"), "{labels:?}");
+    // after `Cart.`: Cart's members only, each inserting the member
+    assert!(labels.contains(&"Cart.total") && !labels.contains(&"subtotal") && !labels.contains(&"LineItem"), "{labels:?}");
     let total = items.iter().find(|i| i["label"] == "Cart.total").unwrap();
     let new_text = total["textEdit"]["newText"].as_str().unwrap();
-    assert!(new_text.starts_with("Cart.total \"knit:"), "{new_text}");
+    assert!(new_text.starts_with("total \"knit:"), "{new_text}");
+    assert_eq!(total["filterText"], "total");
+    assert_eq!(total["textEdit"]["range"]["start"], position(&text, text.len() - 1, false));
     text = apply(&text, &[total["textEdit"].clone()], false);
-    assert!(text.ends_with("[sum](../src/cart.ts#Cart.total \"knit:") || text.contains("#Cart.total \"knit:"), "{text}");
+    assert!(text.contains("[sum](../src/cart.ts#Cart.total \"knit:"), "{text}");
     c.change_full(&doc, 3, &text).await;
     // Born recorded: fresh, no diagnostic at all.
     c.diagnostics_where(&doc, |p| p["version"] == 3 && codes(p).is_empty()).await;
+    // A folder level: `../` from docs/ is the root; folders end in `/`.
+    let text1 = "[x](../";
+    c.change_full(&doc, 4, text1).await;
+    let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": position(text1, text1.len(), false) })).await.unwrap();
+    let labels: Vec<String> = r["items"].as_array().unwrap().iter().filter_map(|i| i["label"].as_str().map(str::to_string)).collect();
+    assert!(labels.contains(&"src/".to_string()) && labels.contains(&"README.md".to_string()) && !labels.iter().any(|l| l.contains("cart")), "{labels:?}");
     // Headings of a Markdown target.
     let text2 = "[g](guide.md#";
-    c.change_full(&doc, 4, text2).await;
+    c.change_full(&doc, 5, text2).await;
     let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": position(text2, text2.len(), false) })).await.unwrap();
     assert!(r["items"].as_array().unwrap().iter().any(|i| i["label"] == "guide"), "{r:#}");
     c.shutdown().await;

@@ -4,13 +4,20 @@
 //! the headings of a Markdown file. An accepted symbol completion is born recorded: its
 //! edit writes the `"knit:<baseline>"` title computed from what the fragment resolves to
 //! now.
+//!
+//! Every item replaces only the segment being typed — the path segment after the last
+//! `/`, the member after the last `.` of a fragment — and its filter text is that segment.
+//! Clients that insert at their own word start (Neovim 0.7's omnifunc, where `/`, `.` and
+//! `#` end a word) then insert exactly what a client honouring the edit range would.
+//! Paths come one folder level at a time, folders with a trailing `/`, files the doc
+//! already anchors first.
 
 use crate::analysis::strip_bom;
 use crate::document::FileKind;
 use crate::position::byte_in_line;
 use crate::snapshot::{Located, Snapshot};
 use knit_anchors::markdown::{DocLink, LinkForm};
-use knit_anchors::target::{classify, join, relative_dest};
+use knit_anchors::target::{classify, join};
 use knit_anchors::{Anchor, Session, SourceTree};
 use knit_syntax::fragment::exact_fragment;
 use percent_encoding::percent_decode_str;
@@ -42,12 +49,17 @@ pub fn completion(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Completio
     let items = match partial.split_once('#') {
         Some((path_part, frag)) => {
             let frag_start = ctx.start + path_part.len() + 1;
-            let range = lsp_range(snap, &loc, ls, frag_start, tail);
-            symbol_items(snap, &loc, path_part, frag, range, !has_title)
+            // the member being typed: after the fragment's last `.`
+            let member_start = frag_start + frag.rfind('.').map_or(0, |i| i + 1);
+            let range = lsp_range(snap, &loc, ls, member_start, tail);
+            symbol_items(&loc, path_part, frag, range, !has_title)
         }
         None => {
-            let range = lsp_range(snap, &loc, ls, ctx.start, tail);
-            path_items(&loc, partial, range)
+            // the path segment being typed: after the last `/`, up to the next `/` or `#`
+            let segment_start = ctx.start + partial.rfind('/').map_or(0, |i| i + 1);
+            let segment_end = line[cursor..tail].find(['/', '#']).map_or(tail, |i| cursor + i);
+            let range = lsp_range(snap, &loc, ls, segment_start, segment_end);
+            path_items(&loc, text, partial, range)
         }
     };
     let incomplete = items.len() >= MAX_ITEMS;
@@ -97,57 +109,97 @@ fn lsp_range(snap: &Snapshot, loc: &Located, line_start: usize, a: usize, b: usi
     loc.text.index.range(&loc.text.text, line_start + a..line_start + b, snap.encoding)
 }
 
-fn path_items(loc: &Located, partial: &str, range: Range) -> Vec<CompletionItem> {
+/// One folder level of the workspace under what is typed: the entries of that folder
+/// whose name starts with the typed segment (case ignored), folders as `name/`.
+fn path_items(loc: &Located, doc_text: &str, partial: &str, range: Range) -> Vec<CompletionItem> {
+    let (dir_typed, segment) = partial.rsplit_once('/').map_or(("", partial), |(d, s)| (d, s));
     let rooted = partial.starts_with('/');
-    let lower = partial.to_lowercase();
-    let files = loc.folder.overlay.files();
-    let mut items = Vec::new();
-    for f in files.iter() {
-        if *f == loc.rel {
+    // the workspace folder the typed directory names (`..` past the root: nothing)
+    let dir = if dir_typed.is_empty() && !rooted {
+        loc.rel.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default()
+    } else {
+        let decoded = percent_decode_str(dir_typed).decode_utf8_lossy().to_string();
+        // `join` resolves a file path: name a file `x` in the folder and drop it
+        match join(&loc.rel, &format!("{decoded}/x")) {
+            Some(p) => p.strip_suffix('x').unwrap_or("").trim_end_matches('/').to_string(),
+            None => return Vec::new(),
+        }
+    };
+    let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+    // files this doc already links to: their folders and names come first
+    let linked: Vec<String> = knit_anchors::markdown::scan(strip_bom(doc_text))
+        .links
+        .iter()
+        .filter_map(|l| join(&loc.rel, &percent_decode_str(l.dest_raw.split('#').next().unwrap_or("")).decode_utf8_lossy()))
+        .collect();
+    let lower = segment.to_lowercase();
+    let mut entries: Vec<(String, bool, bool)> = Vec::new(); // (name, is folder, linked)
+    for f in loc.folder.overlay.files().iter() {
+        let Some(rest) = f.strip_prefix(&prefix) else { continue };
+        if *f == loc.rel || rest.is_empty() {
             continue;
         }
-        let dest = if rooted { format!("/{}", knit_anchors::target::encode_path(f)) } else { relative_dest(&loc.rel, f) };
-        if !dest.to_lowercase().starts_with(&lower) {
-            continue;
-        }
-        let kind = match FileKind::of(f, None) {
-            FileKind::Code(_) => CompletionItemKind::FILE,
-            FileKind::Markdown => CompletionItemKind::REFERENCE,
-            FileKind::Other => CompletionItemKind::FILE,
+        let (name, folder) = match rest.split_once('/') {
+            Some((d, _)) => (format!("{d}/"), true),
+            None => (rest.to_string(), false),
         };
-        items.push(CompletionItem {
-            label: dest.clone(),
-            kind: Some(kind),
-            detail: Some(f.clone()),
-            filter_text: Some(dest.clone()),
-            sort_text: Some(format!("{}{dest}", if matches!(FileKind::of(f, None), FileKind::Other) { 1 } else { 0 })),
-            text_edit: Some(CompletionTextEdit::Edit(TextEdit { range, new_text: dest })),
-            ..Default::default()
-        });
-        if items.len() >= MAX_ITEMS {
-            break;
+        if !name.to_lowercase().starts_with(&lower) || entries.iter().any(|(n, _, _)| *n == name) {
+            continue;
         }
+        let full = format!("{prefix}{}", name.trim_end_matches('/'));
+        let is_linked = linked.iter().any(|l| *l == full || l.starts_with(&format!("{full}/")));
+        entries.push((name, folder, is_linked));
     }
-    items
+    entries.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.to_lowercase().cmp(&b.0.to_lowercase())));
+    entries
+        .into_iter()
+        .take(MAX_ITEMS)
+        .enumerate()
+        .map(|(rank, (name, folder, _))| {
+            let full = format!("{prefix}{}", name.trim_end_matches('/'));
+            let kind = if folder {
+                CompletionItemKind::FOLDER
+            } else {
+                match FileKind::of(&full, None) {
+                    FileKind::Markdown => CompletionItemKind::REFERENCE,
+                    _ => CompletionItemKind::FILE,
+                }
+            };
+            let insert = knit_anchors::target::encode_path(&name);
+            CompletionItem {
+                label: name.clone(),
+                kind: Some(kind),
+                detail: Some(full),
+                filter_text: Some(insert.clone()),
+                sort_text: Some(format!("{rank:05}")),
+                text_edit: Some(CompletionTextEdit::Edit(TextEdit { range, new_text: insert })),
+                // a folder opens the next level at once (clients that know the command)
+                command: folder.then(|| tower_lsp_server::ls_types::Command { title: "next level".into(), command: "editor.action.triggerSuggest".into(), arguments: None }),
+                ..Default::default()
+            }
+        })
+        .collect()
 }
 
-fn symbol_items(snap: &Snapshot, loc: &Located, path_part: &str, _frag: &str, range: Range, add_title: bool) -> Vec<CompletionItem> {
+fn symbol_items(loc: &Located, path_part: &str, typed: &str, range: Range, add_title: bool) -> Vec<CompletionItem> {
     let decoded = percent_decode_str(path_part).decode_utf8_lossy().to_string();
     let Some(path) = join(&loc.rel, &decoded) else { return Vec::new() };
     let mut session = loc.folder.session();
     let mut items = Vec::new();
-    let born = |session: &mut Session, frag: &str| -> Option<String> {
+    let born = |session: &mut Session, frag: &str, insert: &str| -> String {
         if !add_title {
-            return None;
+            return insert.to_string();
         }
-        let probe = probe_anchor(&loc.rel, &format!("{path_part}#{frag}"))?;
-        let (b, _) = session.baseline_now(&probe).ok()?;
-        Some(format!("{frag} \"knit:{}\"", b.encode()))
+        let Some(probe) = probe_anchor(&loc.rel, &format!("{path_part}#{frag}")) else { return insert.to_string() };
+        match session.baseline_now(&probe) {
+            Ok((b, _)) => format!("{insert} \"knit:{}\"", b.encode()),
+            Err(_) => insert.to_string(),
+        }
     };
     if FileKind::of(&path, None) == FileKind::Markdown {
         let Ok(text) = loc.folder.overlay.read(&path, loc.folder.folder.check.max_file_bytes) else { return Vec::new() };
         for h in knit_anchors::markdown::scan(strip_bom(&text)).headings {
-            let new_text = born(&mut session, &h.slug).unwrap_or_else(|| h.slug.clone());
+            let new_text = born(&mut session, &h.slug, &h.slug);
             items.push(CompletionItem {
                 label: h.slug.clone(),
                 kind: Some(CompletionItemKind::REFERENCE),
@@ -160,9 +212,19 @@ fn symbol_items(snap: &Snapshot, loc: &Located, path_part: &str, _frag: &str, ra
         return items;
     }
     let Some(syn) = session.declarations(&path) else { return Vec::new() };
-    for (i, d) in syn.declarations.iter().enumerate().take(MAX_ITEMS) {
+    // What is typed before the member: `Cart.` keeps Cart's members, and each item inserts
+    // only the rest of its fragment (the range starts after that last `.`).
+    let container = typed.rfind('.').map(|i| &typed[..=i]).unwrap_or("");
+    for (i, d) in syn.declarations.iter().enumerate() {
+        if items.len() >= MAX_ITEMS {
+            break;
+        }
         let frag = exact_fragment(&syn.declarations, i);
-        let new_text = born(&mut session, &frag).unwrap_or_else(|| frag.clone());
+        let Some(rest) = frag.strip_prefix(container) else { continue };
+        if rest.is_empty() {
+            continue;
+        }
+        let new_text = born(&mut session, &frag, rest);
         items.push(CompletionItem {
             label: frag.clone(),
             kind: Some(symbol_kind(&d.kind)),
@@ -171,13 +233,12 @@ fn symbol_items(snap: &Snapshot, loc: &Located, path_part: &str, _frag: &str, ra
                 kind: tower_lsp_server::ls_types::MarkupKind::Markdown,
                 value: format!("```{}\n{}\n```", super::util::fence_lang(&path), d.signature),
             })),
-            filter_text: Some(frag.clone()),
+            filter_text: Some(rest.to_string()),
             sort_text: Some(format!("{:05}", i)),
             text_edit: Some(CompletionTextEdit::Edit(TextEdit { range, new_text })),
             ..Default::default()
         });
     }
-    let _ = snap;
     items
 }
 
