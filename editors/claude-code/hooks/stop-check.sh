@@ -28,7 +28,7 @@ field() { # a top-level string field of the hook input
 }
 
 if ! command -v "$knit" >/dev/null 2>&1; then
-  echo "knit stop hook: \`$knit\` was not found. Install it with \`cargo install --path server/knit-cli\` from a knit checkout, or set KNIT_BIN." >&2
+  echo "knit stop hook: \`$knit\` was not found. Install it with \`cargo install --locked --path server/knit-cli\` from a knit checkout, or set KNIT_BIN." >&2
   exit 1
 fi
 

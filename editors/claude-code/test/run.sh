@@ -187,7 +187,7 @@ if [ "$code" = 0 ]; then ok "KNIT_STOP_STATES narrows what blocks"; else not_ok 
 # problems of the hook itself never block
 err=$(printf '%s' "$input" | CLAUDE_PROJECT_DIR="$REPO" KNIT_BIN="$TMP/no-such-knit" "$HOOK" 2>&1 >/dev/null)
 code=$?
-if [ "$code" = 1 ] && printf '%s' "$err" | grep -q 'cargo install --path server/knit-cli'; then ok "a missing knit is a non-blocking error with the install command"; else not_ok "a missing knit is a non-blocking error (exit $code)" "$err"; fi
+if [ "$code" = 1 ] && printf '%s' "$err" | grep -q 'cargo install --locked --path server/knit-cli'; then ok "a missing knit is a non-blocking error with the install command"; else not_ok "a missing knit is a non-blocking error (exit $code)" "$err"; fi
 mkdir -p "$TMP/plain"
 err=$(printf '%s' "$input" | CLAUDE_PROJECT_DIR="$TMP/plain" KNIT_BIN="$KNIT" "$HOOK" 2>&1 >/dev/null)
 code=$?

@@ -4,7 +4,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-export const INSTALL_HINT = "cargo install --path server/knit-cli";
+export const INSTALL_HINT = "cargo install --locked --path server/knit-cli";
 
 export type ServerLookup = { ok: true; command: string } | { ok: false; message: string };
 

@@ -87,7 +87,7 @@ function M.run(args, done)
     end,
   })
   if job <= 0 then
-    vim.notify(("knit: cannot run `%s` (install it with `cargo install --path server/knit-cli`)"):format(cmd), vim.log.levels.ERROR)
+    vim.notify(("knit: cannot run `%s` (install it with `cargo install --locked --path server/knit-cli`)"):format(cmd), vim.log.levels.ERROR)
   end
   return job
 end

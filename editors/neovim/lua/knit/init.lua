@@ -161,7 +161,7 @@ local function start_for_buffer(bufnr)
   end
   if not id then
     if vim.fn.executable(cfg.cmd[1]) ~= 1 then
-      notify(("`%s` not found: install it with `cargo install --path server/knit-cli` or pass cmd to setup()"):format(cfg.cmd[1]), vim.log.levels.ERROR)
+      notify(("`%s` not found: install it with `cargo install --locked --path server/knit-cli` or pass cmd to setup()"):format(cfg.cmd[1]), vim.log.levels.ERROR)
       return
     end
     id = vim.lsp.start_client(lsp_config)

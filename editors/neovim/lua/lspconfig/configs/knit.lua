@@ -28,7 +28,7 @@ lost code anchors are diagnostics on the doc line, with code actions to rebind o
 confirm them; hover and go-to-definition follow anchors to the code. It also serves
 context packs (`:KnitPack` from the knit plugin).
 
-Install the server: `cargo install --path server/knit-cli` in a knit checkout.
+Install the server: `cargo install --locked --path server/knit-cli` in a knit checkout.
 ]],
   },
 }
