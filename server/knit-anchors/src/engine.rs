@@ -459,7 +459,7 @@ impl<'a> Session<'a> {
                     // file: a name the text no longer holds anywhere is gone however the file
                     // parses, so where it went is searched for as in a clean file (moved,
                     // renamed); finding nothing is still `unchecked` (see `resolve_symbol`).
-                    if syn.has_error && mentions_word(&text, &simple_name(&fragment.name)) {
+                    if syn.has_error && mentions_word(&text, &strip_labels(fragment.simple_name())) {
                         return Verdict::new(
                             State::Unchecked,
                             "parse_error",
@@ -578,7 +578,7 @@ impl<'a> Session<'a> {
             // it is found, and a twin in another container is never taken for it.
             let container = container_of(&old);
             for (di, d) in h.declarations.iter().enumerate() {
-                if d.matchable_body() == Some(bfp) && d.identity == identity && d.qualified_name != old && container_of(&d.qualified_name) == container {
+                if d.matchable_body() == Some(bfp) && d.identity == identity && d.qualified_name != old && d.container.as_deref().unwrap_or("") == container {
                     stage3.push(di);
                 }
             }
@@ -870,18 +870,17 @@ fn shared_prefix_dirs(a: &str, b: &str) -> usize {
     a.split('/').zip(b.split('/')).take_while(|(x, y)| x == y).count()
 }
 
-/// The container part of a qualified name (`Invoice.toJson` → `Invoice`; `` for a
-/// top-level name), labels ignored.
-fn container_of(qualified: &str) -> String {
-    let bare = strip_labels(qualified);
-    bare.rsplit_once('.').map(|(c, _)| c.to_string()).unwrap_or_default()
+/// The container part of a fragment's name, as `Declaration::container` holds it for a
+/// declaration (`Invoice.toJson` → `Invoice`; empty at top level).
+fn container_of(qualified: &str) -> &str {
+    let last = knit_syntax::decl::last_segment(qualified);
+    qualified[..qualified.len() - last.len()].trim_end_matches('.')
 }
 
 /// No other declaration of the same container has the same matchable body.
 pub fn body_unique_in_container(decls: &[Declaration], i: usize) -> bool {
     let Some(b) = decls[i].matchable_body() else { return false };
-    let container = container_of(&decls[i].qualified_name);
-    decls.iter().enumerate().all(|(j, d)| j == i || d.matchable_body() != Some(b) || container_of(&d.qualified_name) != container)
+    decls.iter().enumerate().all(|(j, d)| j == i || d.matchable_body() != Some(b) || d.container != decls[i].container)
 }
 
 /// No other declaration of the file has the same matchable body.
@@ -1188,13 +1187,6 @@ pub fn mention_suggestion(session: &mut Session, doc: &str, m: &markdown::Mentio
         suggestion: dest,
         kind,
     })
-}
-
-/// The declaration's own name in a fragment: the last `.` segment, without Swift or
-/// Kotlin parameter labels (`Mixer.blend(first:second:)` → `blend`).
-fn simple_name(fragment_name: &str) -> String {
-    let bare = strip_labels(fragment_name);
-    bare.rsplit('.').next().unwrap_or(&bare).trim_matches('`').to_string()
 }
 
 /// `word` occurs in `text` as a whole identifier (not inside a longer one).

@@ -6,7 +6,9 @@
 use crate::{PlainFormat, RootArg};
 use clap::{Args, Subcommand};
 use knit_workspace::housekeeping::{cache_folders, remove, CacheFolder};
-use knit_workspace::{cache_base, cache_dir_for, find_root};
+use knit_workspace::{cache_base, cache_dir_for};
+
+use crate::output::plural;
 
 #[derive(Subcommand)]
 pub enum CacheCommand {
@@ -66,7 +68,7 @@ pub fn run(cmd: &CacheCommand, outer: &Option<std::path::PathBuf>) -> anyhow::Re
                 }
                 PlainFormat::Human => {
                     let total: u64 = folders.iter().map(|f| f.bytes).sum();
-                    println!("{}: {} in {} workspace folder{}", base.display(), human_bytes(total), folders.len(), if folders.len() == 1 { "" } else { "s" });
+                    println!("{}: {} in {}", base.display(), human_bytes(total), plural(folders.len(), "workspace folder", "workspace folders"));
                     for f in &folders {
                         println!("  {:>9}  {:<13}  {}", human_bytes(f.bytes), days(f), f.root.as_deref().unwrap_or("(root unknown)"));
                     }
@@ -82,15 +84,12 @@ pub fn run(cmd: &CacheCommand, outer: &Option<std::path::PathBuf>) -> anyhow::Re
             let chosen: Vec<CacheFolder> = if args.all {
                 folders
             } else {
-                let root = match args.workspace.or(outer).root {
-                    Some(r) => r.canonicalize().map_err(|e| anyhow::anyhow!("--root {}: {e}", r.display()))?,
-                    None => find_root(&std::env::current_dir()?),
-                };
+                let root = args.workspace.or(outer).resolve()?;
                 let Some(dir) = cache_dir_for(&root) else { return Ok(0) };
                 folders.into_iter().filter(|f| f.dir == dir).collect()
             };
             let freed = remove(&chosen)?;
-            println!("removed {} workspace folder{} ({}) from {}", chosen.len(), if chosen.len() == 1 { "" } else { "s" }, human_bytes(freed), base.display());
+            println!("removed {} ({}) from {}", plural(chosen.len(), "workspace folder", "workspace folders"), human_bytes(freed), base.display());
             Ok(0)
         }
     }

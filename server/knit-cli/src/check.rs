@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use knit_anchors::edit::{apply_edits, confirm, record};
 use knit_anchors::{check, CheckOptions, DeclCache, Session, SourceTree};
-use knit_workspace::{changed_files, find_root, Config, DiskDeclStore, DiskTree, EditSnapshot, StateStore, WriteError};
+use knit_workspace::{changed_files, Config, DiskDeclStore, DiskTree, EditSnapshot, StateStore, WriteError};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -63,15 +63,7 @@ pub struct Workspace {
 
 impl Workspace {
     pub fn open(root: &RootArg) -> anyhow::Result<Workspace> {
-        let root = match &root.root {
-            Some(r) => {
-                if !r.is_dir() {
-                    bail!("--root {} is not a folder", r.display());
-                }
-                r.canonicalize()?
-            }
-            None => find_root(&std::env::current_dir()?),
-        };
+        let root = root.resolve()?;
         let config = Config::load(&root)?;
         let tree = DiskTree::new(&root);
         let cache_dir = knit_workspace::housekeeping::workspace_cache(tree.root());
@@ -201,8 +193,7 @@ pub fn run_record(root: &RootArg, args: &RecordArgs) -> anyhow::Result<u8> {
     match args.format {
         PlainFormat::Json => println!("{}", serde_json::json!({"recorded": recorded, "docs": files, "not_recorded": problems, "not_written": refused})),
         _ => {
-            let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-            println!("recorded {} in {}", plural(recorded, "baseline", "baselines"), plural(files, "doc", "docs"));
+            println!("recorded {} in {}", output::plural(recorded, "baseline", "baselines"), output::plural(files, "doc", "docs"));
             for p in &problems {
                 println!("  not recorded {}:{}  {}  {}", p["doc"].as_str().unwrap_or(""), p["line"], p["state"].as_str().unwrap_or(""), p["message"].as_str().unwrap_or(""));
             }
@@ -266,7 +257,7 @@ pub fn run_confirm(root: &RootArg, args: &ConfirmArgs) -> anyhow::Result<u8> {
     match args.format {
         PlainFormat::Json => println!("{}", serde_json::json!({"confirmed": confirmed, "not_confirmed": problems, "not_written": refused})),
         PlainFormat::Human => {
-            println!("confirmed {confirmed} anchor{}", if confirmed == 1 { "" } else { "s" });
+            println!("confirmed {}", output::plural(confirmed, "anchor", "anchors"));
             for p in &problems {
                 eprintln!("  {p}");
             }

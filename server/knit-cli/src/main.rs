@@ -78,6 +78,16 @@ impl RootArg {
     pub fn or(&self, outer: &Option<PathBuf>) -> RootArg {
         RootArg { root: self.root.clone().or_else(|| outer.clone()) }
     }
+
+    /// The workspace root this names: the given folder (canonical), else the nearest one
+    /// above the current folder holding .git or knit.toml.
+    pub fn resolve(&self) -> anyhow::Result<PathBuf> {
+        match &self.root {
+            Some(r) if !r.is_dir() => anyhow::bail!("--root {} is not a folder", r.display()),
+            Some(r) => Ok(r.canonicalize()?),
+            None => Ok(knit_workspace::find_root(&std::env::current_dir()?)),
+        }
+    }
 }
 
 /// `--format` of `check`.

@@ -4,6 +4,11 @@ use knit_anchors::{CheckReport, State};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
+/// `1 anchor`, `2 anchors`: counts in plain words for every human output.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// One line of the human report, before alignment.
 struct Finding {
     doc: String,
@@ -109,7 +114,6 @@ pub fn human(report: &CheckReport, docs: usize, root: &std::path::Path, colour: 
         out.push_str(&format!("{doc:<width$}  {}{pad}  not checked: {why}\n", paint("skipped", colour)));
     }
 
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     if report.anchors.is_empty() && report.broken_links.is_empty() && report.mentions.is_empty() {
         out.push_str(&format!(
             "no anchors in {} under {}: link a doc to code (`[parse](src/parse.ts#parse)`), then run `knit anchors record`\n",
