@@ -225,7 +225,7 @@ fn renamed_link_text(a: &Anchor, now: &Now) -> Option<TextEdit> {
 /// Converts a `path:12-40` mention into an anchor link (recorded), keeping the code
 /// span as the link text.
 pub fn convert_mention(session: &mut Session, doc: &str, src: &str, m: &Mention) -> Option<TextEdit> {
-    let report = crate::engine::mention_suggestion(session, doc, m, src)?;
+    let report = crate::engine::mention_suggestion(session, doc, m)?;
     let target = crate::target::classify(doc, &report.suggestion).ok().flatten()?;
     let code = src.get(m.span.clone())?.to_string();
     let link = crate::markdown::DocLink {

@@ -17,7 +17,10 @@ pub mod target;
 
 pub use baseline::Baseline;
 pub use edit::TextEdit;
-pub use engine::{check, scan_doc, tally_doc, AnchorTally, CheckConfig, CheckOptions, Session};
+pub use engine::{
+    analyze_doc, check, scan_doc, AnchorResult, AnchorTally, BrokenResult, CheckConfig, CheckOptions, DocAnalysis, MentionResult,
+    Scope, Session,
+};
 pub use model::*;
 pub use source::{DeclCache, DeclStore, MemTree, ReadError, SourceTree};
 pub use target::Target;

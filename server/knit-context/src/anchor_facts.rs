@@ -5,7 +5,7 @@
 
 use crate::engine::AnchorFacts;
 use crate::wire::AnchorCounts;
-use knit_anchors::{tally_doc, CheckConfig, DeclCache, Session, SourceTree};
+use knit_anchors::{analyze_doc, CheckConfig, DeclCache, Scope, Session, SourceTree};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -29,7 +29,7 @@ impl AnchorFacts for TreeAnchorFacts<'_> {
         }
         let counts = self.tree.read(doc_path, self.cfg.max_file_bytes).ok().map(|src| {
             let mut session = Session::new(self.tree, self.cache, self.cfg.clone());
-            let t = tally_doc(&mut session, doc_path, &src);
+            let t = analyze_doc(&mut session, doc_path, &src, Scope::ANCHORS).tally();
             AnchorCounts { total: t.total, stale: t.stale, lost: t.lost }
         });
         if let Ok(mut m) = self.memo.lock() {

@@ -70,7 +70,7 @@ pub fn doc_diagnostics(
     let ix = &report.text.index;
     let base = report.base();
     let mut out = Vec::new();
-    for a in &report.anchors {
+    for a in &report.analysis.anchors {
         let Some(code_str) = code_of(a.verdict.state) else { continue };
         let Some(severity) = settings.severity(code_str) else { continue };
         let link = &a.anchor.link;
@@ -98,7 +98,7 @@ pub fn doc_diagnostics(
         });
     }
     if let Some(severity) = settings.severity("broken-link") {
-        for b in &report.broken {
+        for b in &report.analysis.broken {
             let link = &b.link.link;
             let span = if link.dest_span.start < link.dest_span.end { link.dest_span.clone() } else { link.span.clone() };
             out.push(Diagnostic {
@@ -113,7 +113,7 @@ pub fn doc_diagnostics(
         }
     }
     if let Some(severity) = settings.severity("mention") {
-        for m in &report.mentions {
+        for m in &report.analysis.mentions {
             let span = &m.mention.span;
             out.push(Diagnostic {
                 range: ix.range(text, span.start + base..span.end + base, enc),

@@ -42,6 +42,7 @@ pub mod config;
 pub mod diagnostics;
 pub mod document;
 pub mod folder;
+pub mod handle;
 pub mod handlers;
 pub mod notifications;
 pub mod overlay;

@@ -192,7 +192,7 @@ fn code_buffer_diagnostics(
     docs.sort();
     for doc in docs {
         let Some(report) = updated.get(doc.as_str()).copied().or_else(|| f.reports.get(doc)) else { continue };
-        for a in &report.anchors {
+        for a in &report.analysis.anchors {
             if a.target_path() != Some(rel) || a.anchor.baseline.is_none() {
                 continue;
             }

@@ -9,45 +9,31 @@ use crate::commands;
 use crate::config::Settings;
 use crate::handlers;
 use crate::position::Encoding;
-use crate::snapshot::{ClientCaps, Snapshot};
+use crate::handle::ServerHandle;
+use crate::snapshot::ClientCaps;
 use crate::world::Event;
 use serde_json::{json, Value};
-use std::sync::Arc;
-use tokio::sync::{mpsc, oneshot};
-use tower_lsp_server::jsonrpc::{Error, Result};
+use tokio::sync::mpsc;
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+/// The `LanguageServer` implementation around the [`ServerHandle`] that handlers receive
+/// (they never see the `Backend`, so handlers do not depend on this module).
 pub struct Backend {
-    pub(crate) client: Client,
-    pub(crate) tx: mpsc::UnboundedSender<Event>,
-    pub(crate) instance: String,
+    handle: ServerHandle,
+}
+
+impl std::ops::Deref for Backend {
+    type Target = ServerHandle;
+    fn deref(&self) -> &ServerHandle {
+        &self.handle
+    }
 }
 
 impl Backend {
     pub(crate) fn new(client: Client, tx: mpsc::UnboundedSender<Event>) -> Backend {
-        Backend { client, tx, instance: instance_id() }
-    }
-
-    fn send(&self, ev: Event) {
-        let _ = self.tx.send(ev);
-    }
-
-    /// A snapshot reflecting every notification received before this request.
-    pub(crate) async fn snapshot(&self) -> Result<Arc<Snapshot>> {
-        let (tx, rx) = oneshot::channel();
-        self.tx.send(Event::Snapshot(tx)).map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())
-    }
-
-    /// Runs `f` on a blocking thread. A panic inside becomes an internal error
-    /// response, never a dead server.
-    pub(crate) async fn blocking<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-        tokio::task::spawn_blocking(f).await.map_err(|e| {
-            let mut err = Error::internal_error();
-            err.message = format!("knit: request failed: {e}").into();
-            err
-        })
+        Backend { handle: ServerHandle::new(client, tx) }
     }
 
     /// Custom request `knit/contextPack`.
@@ -66,19 +52,6 @@ impl Backend {
         let Ok(snap) = self.snapshot().await else { return };
         handlers::context_pack::did_read(self, snap, params).await;
     }
-}
-
-fn gone() -> Error {
-    let mut e = Error::internal_error();
-    e.message = "knit: the server is shutting down".into();
-    e
-}
-
-fn instance_id() -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-    format!("{:x}{:x}{}", std::process::id(), nanos & 0xffff, N.fetch_add(1, Ordering::Relaxed))
 }
 
 fn folders_of(params: &InitializeParams) -> Vec<std::path::PathBuf> {

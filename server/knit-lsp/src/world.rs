@@ -108,12 +108,12 @@ impl FolderState {
         self.global_docs.remove(rel);
         match report {
             Some(r) => {
-                let deps = r.dependencies();
+                let deps = r.analysis.dependencies();
                 for d in &deps {
                     self.reverse.entry(d.clone()).or_default().insert(rel.to_string());
                 }
                 self.deps.insert(rel.to_string(), deps);
-                if r.has_global() || !r.mentions.is_empty() {
+                if r.analysis.has_global() || !r.analysis.mentions.is_empty() {
                     self.global_docs.insert(rel.to_string());
                 }
                 Arc::make_mut(&mut self.reports).insert(rel.to_string(), r);

@@ -52,15 +52,15 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
             ..Default::default()
         });
     };
-    let unrecorded = report.anchors.iter().filter(|a| a.verdict.state == State::Unrecorded).count();
-    let touched: Vec<&AnchorResult> = report.anchors.iter().filter(|a| touches(&a.anchor.link.span)).collect();
+    let unrecorded = report.analysis.anchors.iter().filter(|a| a.verdict.state == State::Unrecorded).count();
+    let touched: Vec<&AnchorResult> = report.analysis.anchors.iter().filter(|a| touches(&a.anchor.link.span)).collect();
     for a in &touched {
         let diags = diags_for(&a.anchor.id);
         anchor_actions(&mut session, a, src, unrecorded, &diags, &mut action, &report.rel);
     }
     // After reading the whole doc against the code: one action confirms every anchor of the
     // file that a review can confirm (stale, moved, renamed), as record has for new ones.
-    let reviewable: Vec<&AnchorResult> = report.anchors.iter().filter(|a| is_reviewable(a.verdict.state)).collect();
+    let reviewable: Vec<&AnchorResult> = report.analysis.anchors.iter().filter(|a| is_reviewable(a.verdict.state)).collect();
     if reviewable.len() > 1 && touched.iter().any(|a| is_reviewable(a.verdict.state)) {
         let mut edits = Vec::new();
         let mut confirmed = 0;
@@ -75,7 +75,7 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
             action(format!("Confirm reviewed: all {confirmed} stale, moved or renamed anchors in this file"), CodeActionKind::QUICKFIX, false, &edits, Vec::new());
         }
     }
-    for m in report.mentions.iter().filter(|m| touches(&m.mention.span)) {
+    for m in report.analysis.mentions.iter().filter(|m| touches(&m.mention.span)) {
         if let Some(e) = convert_mention(&mut session, &report.rel, src, &m.mention) {
             let diags: Vec<Diagnostic> = p
                 .context

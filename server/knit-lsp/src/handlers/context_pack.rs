@@ -6,7 +6,7 @@
 //! loop. The engine is opened on first use per folder (it builds or loads an index).
 
 use crate::folder::{ContextSlot, Folder};
-use crate::server::Backend;
+use crate::handle::ServerHandle;
 use crate::snapshot::Snapshot;
 use knit_context::{AnchorCounts, AnchorFacts, ContextEngine, EngineOptions, ImportRef, OpenBuffer, PackParams, TaskInput};
 use serde_json::{json, Value};
@@ -55,7 +55,7 @@ fn internal(e: impl std::fmt::Display) -> Error {
 }
 
 /// `didOpen` is read evidence.
-pub fn after_open(b: &Backend, uri: Uri) {
+pub fn after_open(b: &ServerHandle, uri: Uri) {
     let tx = b.tx.clone();
     tokio::spawn(async move {
         let (otx, orx) = tokio::sync::oneshot::channel();
@@ -86,7 +86,7 @@ pub fn after_open(b: &Backend, uri: Uri) {
 }
 
 /// Saves and watched-file events update the engine's index incrementally.
-pub fn file_changed(b: &Backend, uri: Uri, deleted: bool) {
+pub fn file_changed(b: &ServerHandle, uri: Uri, deleted: bool) {
     let tx = b.tx.clone();
     tokio::spawn(async move {
         let (otx, orx) = tokio::sync::oneshot::channel();
@@ -126,7 +126,7 @@ fn pack_folder(snap: &Snapshot, params: &PackParams) -> Option<usize> {
     snap.recency.iter().find_map(|u| snap.docs.get(u).and_then(|d| d.loc.as_ref()).map(|(fi, _)| *fi)).or((!snap.folders.is_empty()).then_some(0))
 }
 
-pub async fn pack(b: &Backend, snap: Arc<Snapshot>, params: Value) -> Result<Value> {
+pub async fn pack(b: &ServerHandle, snap: Arc<Snapshot>, params: Value) -> Result<Value> {
     let params: PackParams = if params.is_null() {
         PackParams::default()
     } else {
@@ -156,10 +156,7 @@ pub async fn pack(b: &Backend, snap: Arc<Snapshot>, params: Value) -> Result<Val
     let mut facts = HashMap::new();
     for (doc, r) in snap.folders[fi].reports.iter() {
         // The same tally as `knit pack` and the MCP tool (knit_anchors::AnchorTally).
-        let mut t = knit_anchors::AnchorTally::default();
-        for a in &r.anchors {
-            t.add(a.verdict.state);
-        }
+        let t = r.analysis.tally();
         facts.insert(doc.clone(), AnchorCounts { total: t.total, stale: t.stale, lost: t.lost });
     }
     let folder = snap.folders[fi].folder.clone();
@@ -172,7 +169,7 @@ pub async fn pack(b: &Backend, snap: Arc<Snapshot>, params: Value) -> Result<Val
     result.map_err(internal)
 }
 
-pub async fn did_read(b: &Backend, snap: Arc<Snapshot>, params: Value) {
+pub async fn did_read(b: &ServerHandle, snap: Arc<Snapshot>, params: Value) {
     let Some(uri) = params.get("uri").and_then(Value::as_str).and_then(|u| u.parse::<Uri>().ok()) else { return };
     let Some((fi, rel)) = snap.locate_uri(&uri) else { return };
     let folder = snap.folders[fi].folder.clone();
@@ -181,7 +178,7 @@ pub async fn did_read(b: &Backend, snap: Arc<Snapshot>, params: Value) {
 
 /// `knit.pin` / `knit.unpin` / `knit.exclude` / `knit.restore` with a URI or a
 /// workspace-relative path.
-pub async fn control(b: &Backend, snap: Arc<Snapshot>, command: &'static str, arg: Option<&Value>) -> Result<Value> {
+pub async fn control(b: &ServerHandle, snap: Arc<Snapshot>, command: &'static str, arg: Option<&Value>) -> Result<Value> {
     let raw = arg.and_then(Value::as_str).ok_or_else(|| Error::invalid_params(format!("{command} takes a path or URI")))?;
     let (fi, rel) = match raw.parse::<Uri>().ok().filter(|u| u.scheme().as_str() == "file") {
         Some(uri) => snap.locate_uri(&uri).ok_or_else(|| Error::invalid_params(format!("{raw} is outside the workspace")))?,

@@ -7,14 +7,14 @@ use super::util::{lsp_edits, workspace_edit};
 use crate::analysis::strip_bom;
 use crate::commands::{self, base};
 use crate::document::FileKind;
-use crate::server::Backend;
+use crate::handle::ServerHandle;
 use crate::world::Event;
 use knit_anchors::edit::record;
 use serde_json::{json, Value};
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{ExecuteCommandParams, Uri};
 
-pub async fn execute(b: &Backend, p: ExecuteCommandParams) -> Result<Option<Value>> {
+pub async fn execute(b: &ServerHandle, p: ExecuteCommandParams) -> Result<Option<Value>> {
     let args = p.arguments;
     match base(&p.command) {
         commands::RECORD_FILE => record_file(b, args.first()).await.map(Some),
@@ -40,7 +40,7 @@ pub async fn execute(b: &Backend, p: ExecuteCommandParams) -> Result<Option<Valu
 }
 
 /// Records every unrecorded anchor of a doc through `workspace/applyEdit`.
-async fn record_file(b: &Backend, arg: Option<&Value>) -> Result<Value> {
+async fn record_file(b: &ServerHandle, arg: Option<&Value>) -> Result<Value> {
     let uri: Uri = arg
         .and_then(Value::as_str)
         .and_then(|s| s.parse().ok())

@@ -1,7 +1,9 @@
-//! One file per LSP method. Handlers are pure functions of a [`Snapshot`] (plus the
-//! backend for the few that talk to the client or the context engine).
+//! One file per LSP method. Handlers are pure functions of a [`Snapshot`]; the few that
+//! talk to the client or the context engine also receive a [`ServerHandle`], never the
+//! `Backend` (handlers do not depend on the protocol face that calls them).
 //!
 //! [`Snapshot`]: crate::snapshot::Snapshot
+//! [`ServerHandle`]: crate::handle::ServerHandle
 
 pub mod code_action;
 pub mod code_lens;

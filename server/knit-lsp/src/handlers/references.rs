@@ -22,7 +22,7 @@ pub fn describers(snap: &Snapshot, folder: &FolderSnap, fi: usize, rel: &str) ->
     docs.sort();
     for doc in docs {
         let report = &folder.reports[doc];
-        for a in &report.anchors {
+        for a in &report.analysis.anchors {
             let Some(now) = a.verdict.now.as_ref().filter(|n| n.path == rel) else { continue };
             let Some(uri) = uri_for(snap, folder, fi, doc) else { continue };
             let base = report.base();

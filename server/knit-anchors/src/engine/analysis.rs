@@ -1,0 +1,267 @@
+//! The one per-doc analysis every face calls: `knit check` and MCP (through
+//! [`check`](super::check())), the language server's diagnostics, hovers and code actions,
+//! and the context pack's freshness counts. One pass over one doc at one text: every
+//! anchor with its verdict, the plain links that point nowhere, the `path:12-40` mentions
+//! that could become anchors, and the facts a scheduler needs to know when to run it
+//! again (which files it depends on, whether a verdict came from a repository-wide
+//! search). The faces only convert the result to their own types.
+
+use super::links::{broken_link, mention_suggestion, scan_doc};
+use super::session::Session;
+use super::strip_bom;
+use crate::markdown::Mention;
+use crate::model::*;
+use crate::target::Target;
+use std::collections::HashSet;
+
+/// What of a doc to analyse.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Scope<'p> {
+    /// Only anchors whose target path is in this set (`knit check --changed`); links and
+    /// mentions are then not checked either: the question is about those targets.
+    pub only_targets: Option<&'p HashSet<String>>,
+    /// Anchors only: no broken-link or mention checks (freshness counts of a pack).
+    pub anchors_only: bool,
+}
+
+impl Scope<'_> {
+    /// Everything in the doc.
+    pub const ALL: Scope<'static> = Scope { only_targets: None, anchors_only: false };
+    /// The anchors' verdicts only.
+    pub const ANCHORS: Scope<'static> = Scope { only_targets: None, anchors_only: true };
+
+    fn links_and_mentions(&self) -> bool {
+        !self.anchors_only && self.only_targets.is_none()
+    }
+}
+
+/// One anchor and its verdict.
+#[derive(Clone, Debug)]
+pub struct AnchorResult {
+    pub anchor: Anchor,
+    pub verdict: Verdict,
+}
+
+impl AnchorResult {
+    pub fn target_path(&self) -> Option<&str> {
+        self.anchor.target.as_ref().ok().map(Target::path)
+    }
+
+    /// Files this verdict depends on: where the link points, where the declaration is
+    /// now, and the candidates offered.
+    pub fn depends_on(&self) -> impl Iterator<Item = &str> {
+        self.target_path()
+            .into_iter()
+            .chain(self.verdict.now.as_ref().map(|n| n.path.as_str()))
+            .chain(self.verdict.candidates.iter().map(|c| c.path.as_str()))
+    }
+
+    /// The verdict came from (or may change through) a repository-wide search.
+    pub fn is_global(&self) -> bool {
+        matches!(
+            self.verdict.state,
+            State::Moved | State::Renamed | State::MovedRenamed | State::Lost | State::Invalid | State::Unchecked
+        )
+    }
+}
+
+/// A plain link that points nowhere, and why.
+#[derive(Clone, Debug)]
+pub struct BrokenResult {
+    pub link: PlainLink,
+    pub message: String,
+}
+
+/// A `path:12-40` mention and the anchor it could become.
+#[derive(Clone, Debug)]
+pub struct MentionResult {
+    pub mention: Mention,
+    pub report: MentionReport,
+}
+
+/// One doc at one text. Spans are byte offsets of the text without its byte-order mark.
+#[derive(Clone, Debug, Default)]
+pub struct DocAnalysis {
+    pub doc: String,
+    pub anchors: Vec<AnchorResult>,
+    pub broken: Vec<BrokenResult>,
+    pub mentions: Vec<MentionResult>,
+}
+
+/// Analyses `doc` (workspace-relative path) at text `src`.
+pub fn analyze_doc(session: &mut Session, doc: &str, src: &str, scope: Scope) -> DocAnalysis {
+    analyze_scanned(session, scan_doc(doc, strip_bom(src)), scope)
+}
+
+/// [`analyze_doc`] of a doc already scanned (a whole-workspace check scans every doc in
+/// parallel first, to prefetch the code files they point at).
+pub fn analyze_scanned(session: &mut Session, mut scanned: DocAnchors, scope: Scope) -> DocAnalysis {
+    drop_mentions_in_links(&mut scanned);
+    let anchors = scanned
+        .anchors
+        .into_iter()
+        .filter(|a| match scope.only_targets {
+            None => true,
+            Some(only) => a.target.as_ref().is_ok_and(|t| only.contains(t.path())),
+        })
+        .map(|anchor| {
+            let verdict = session.resolve(&anchor);
+            AnchorResult { anchor, verdict }
+        })
+        .collect();
+    let (broken, mentions) = if scope.links_and_mentions() {
+        (check_links(session, scanned.links), check_mentions(session, &scanned.doc, scanned.mentions))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    DocAnalysis { doc: scanned.doc, anchors, broken, mentions }
+}
+
+impl DocAnalysis {
+    /// The same doc text (`src`) with the anchors `redo` selects resolved again (a code
+    /// file changed); the other verdicts are kept. Links and mentions are checked again
+    /// when `files_changed` (a file was created or deleted).
+    pub fn reresolve(&self, session: &mut Session, src: &str, redo: &dyn Fn(&AnchorResult) -> bool, files_changed: bool) -> DocAnalysis {
+        let anchors = self
+            .anchors
+            .iter()
+            .map(|r| {
+                if redo(r) {
+                    let verdict = keep_previous_state(session.resolve(&r.anchor), &r.verdict);
+                    AnchorResult { anchor: r.anchor.clone(), verdict }
+                } else {
+                    r.clone()
+                }
+            })
+            .collect();
+        let (broken, mentions) = if files_changed {
+            let mut scanned = scan_doc(&self.doc, strip_bom(src));
+            drop_mentions_in_links(&mut scanned);
+            (check_links(session, scanned.links), check_mentions(session, &self.doc, scanned.mentions))
+        } else {
+            (self.broken.clone(), self.mentions.clone())
+        };
+        DocAnalysis { doc: self.doc.clone(), anchors, broken, mentions }
+    }
+
+    /// Every file a verdict or a mention of this doc depends on (the reverse index).
+    pub fn dependencies(&self) -> HashSet<String> {
+        let mut deps: HashSet<String> = HashSet::new();
+        for a in &self.anchors {
+            deps.extend(a.depends_on().map(str::to_string));
+        }
+        for m in &self.mentions {
+            deps.insert(mention_target(&m.report));
+        }
+        deps
+    }
+
+    /// Some verdict may change when any file changes (a move, a rename, a loss, an
+    /// unknown file, a broken link).
+    pub fn has_global(&self) -> bool {
+        self.anchors.iter().any(AnchorResult::is_global) || !self.broken.is_empty()
+    }
+
+    /// How the doc's anchors stand.
+    pub fn tally(&self) -> AnchorTally {
+        let mut t = AnchorTally::default();
+        for a in &self.anchors {
+            t.add(a.verdict.state);
+        }
+        t
+    }
+}
+
+/// An anchor that cannot be checked now (its code mid-edit, or out of budget) keeps
+/// its last known state (DESIGN 1.3): it is said in the verdict and its message.
+pub fn keep_previous_state(mut now: Verdict, before: &Verdict) -> Verdict {
+    if now.state == State::Unchecked {
+        let previous = if before.state == State::Unchecked {
+            before.previous_state.clone()
+        } else {
+            Some(before.state.as_str().to_string())
+        };
+        if let Some(p) = &previous {
+            now.message = format!("{} (last checked: {p})", now.message);
+        }
+        now.previous_state = previous;
+    }
+    now
+}
+
+/// A `path:12-40` code span that is the text of a link (what converting a mention
+/// writes) is already anchored: it is not offered again.
+fn drop_mentions_in_links(d: &mut DocAnchors) {
+    let spans: Vec<std::ops::Range<usize>> =
+        d.anchors.iter().map(|a| a.link.span.clone()).chain(d.links.iter().map(|l| l.link.span.clone())).collect();
+    d.mentions.retain(|m| !spans.iter().any(|s| s.start <= m.span.start && m.span.end <= s.end));
+}
+
+/// The workspace path a mention suggestion points at.
+fn mention_target(m: &MentionReport) -> String {
+    let dest = m.suggestion.split('#').next().unwrap_or("");
+    crate::target::join(&m.doc, dest).unwrap_or_default()
+}
+
+fn check_links(session: &mut Session, links: Vec<PlainLink>) -> Vec<BrokenResult> {
+    links
+        .into_iter()
+        .filter_map(|l| {
+            let message = broken_link(session, &l.doc, &l.link.dest_raw, &l.path)?;
+            Some(BrokenResult { link: l, message })
+        })
+        .collect()
+}
+
+fn check_mentions(session: &mut Session, doc: &str, mentions: Vec<Mention>) -> Vec<MentionResult> {
+    mentions
+        .into_iter()
+        .filter_map(|m| {
+            let report = mention_suggestion(session, doc, &m)?;
+            Some(MentionResult { mention: m, report })
+        })
+        .collect()
+}
+
+/// How the anchors written in one doc stand (for context packs and status bars).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct AnchorTally {
+    pub total: u32,
+    /// stale, moved, renamed, moved-renamed.
+    pub stale: u32,
+    /// lost and invalid.
+    pub lost: u32,
+}
+
+impl AnchorTally {
+    /// Counts one anchor. The doc no longer says what the code does when the anchor is
+    /// stale, moved or renamed (`stale`); it points nowhere when lost or invalid (`lost`).
+    pub fn add(&mut self, state: State) {
+        self.total += 1;
+        match state {
+            State::Stale | State::Moved | State::Renamed | State::MovedRenamed => self.stale += 1,
+            State::Lost | State::Invalid => self.lost += 1,
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unchecked_keeps_the_last_known_state() {
+        let fresh = Verdict::new(State::Fresh, "identity_matched", "fresh");
+        let mid_edit = Verdict::new(State::Unchecked, "parse_error", "syntax error");
+        let kept = keep_previous_state(mid_edit.clone(), &fresh);
+        assert_eq!(kept.previous_state.as_deref(), Some("fresh"));
+        assert!(kept.message.ends_with("(last checked: fresh)"));
+        // Still mid-edit on the next keystroke: the state before the edit is kept.
+        let again = keep_previous_state(mid_edit, &kept);
+        assert_eq!(again.previous_state.as_deref(), Some("fresh"));
+        // A checked verdict is untouched.
+        let stale = Verdict::new(State::Stale, "body_changed", "changed");
+        assert_eq!(keep_previous_state(stale.clone(), &fresh), stale);
+    }
+}

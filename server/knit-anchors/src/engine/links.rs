@@ -1,0 +1,117 @@
+//! What one doc holds, and the checks that are not anchors: [`scan_doc`] sorts a doc's
+//! workspace links into anchors and plain links (numbering them per line) and keeps its
+//! `path:12-40` mentions; [`broken_link`] says why a plain link points nowhere;
+//! [`mention_suggestion`] gives the anchor a mention would become.
+
+use super::session::{Seen, Session};
+use super::{doc_section, strip_bom};
+use crate::baseline::{baseline_in_title, Baseline};
+use crate::markdown;
+use crate::model::*;
+use crate::target::{classify, relative_dest, Target};
+use knit_syntax::fragment::exact_fragment;
+use knit_syntax::Declaration;
+
+/// Finds the anchors, plain links and mentions of one doc.
+pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
+    let scan = markdown::scan(src);
+    let mut out = DocAnchors { doc: doc.to_string(), mentions: scan.mentions, ..Default::default() };
+    let mut last_line = 0;
+    let mut ordinal = 0;
+    for mut link in scan.links {
+        let target = match classify(doc, &link.dest_raw) {
+            Ok(None) => continue,
+            Ok(Some(t)) => Ok(t),
+            Err(e) => Err(e),
+        };
+        // Ordinals count workspace links only: an external URL earlier on the line does
+        // not shift ids.
+        if link.line != last_line {
+            last_line = link.line;
+            ordinal = 0;
+        }
+        ordinal += 1;
+        link.ordinal = ordinal;
+        let id = format!("{doc}:{}:{}", link.line, link.ordinal);
+        let baseline_raw = link.title.as_deref().and_then(baseline_in_title).map(str::to_string);
+        let baseline = baseline_raw.as_deref().and_then(Baseline::decode);
+        let is_anchor = match &target {
+            Ok(Target::File { .. }) => false,
+            Ok(Target::Doc { .. }) => baseline_raw.is_some(),
+            _ => true,
+        };
+        if is_anchor {
+            out.anchors.push(Anchor { id, doc: doc.to_string(), link, target, baseline_raw, baseline });
+        } else if let Ok(t) = target {
+            out.links.push(PlainLink { id, doc: doc.to_string(), path: t.path().to_string(), link });
+        }
+    }
+    out
+}
+
+/// Why a plain link is broken (missing file, or a missing `#heading` in a Markdown
+/// file), or None.
+pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<String> {
+    if !session.tree.exists(path) {
+        return Some(format!("broken link: {path} does not exist"));
+    }
+    if let Ok(Some(Target::Doc { slug: Some(slug), .. })) = classify(doc, dest) {
+        if let Seen::Text(t) = session.read(path) {
+            if doc_section(strip_bom(&t), Some(&slug)).is_none() {
+                return Some(format!("broken link: {path} has no section `#{slug}`"));
+            }
+        }
+    }
+    None
+}
+
+/// For a `path:12-40` mention: the anchor destination knit would write (symbol anchor
+/// when the range covers exactly one declaration, line-range anchor otherwise).
+pub fn mention_suggestion(session: &mut Session, doc: &str, m: &markdown::Mention) -> Option<MentionReport> {
+    let doc_path = doc;
+    // AGENTS.md style mentions are root-relative; fall back to doc-relative.
+    let candidates = [m.path.trim_start_matches("./").to_string(), crate::target::join(doc_path, &m.path).unwrap_or_default()];
+    let path = candidates.into_iter().find(|p| !p.is_empty() && session.tree.exists(p))?;
+    let dest_path = relative_dest(doc_path, &path);
+    let (dest, kind) = match session.declarations(&path) {
+        Some(syn) => match covering_declaration(&syn.declarations, m.start, m.end) {
+            Some(i) => (format!("{dest_path}#{}", exact_fragment(&syn.declarations, i)), "symbol"),
+            None => (line_dest(&dest_path, m.start, m.end), "lines"),
+        },
+        None => (line_dest(&dest_path, m.start, m.end), "lines"),
+    };
+    Some(MentionReport {
+        doc: doc_path.to_string(),
+        line: m.line,
+        text: format!("{}:{}-{}", m.path, m.start, m.end),
+        suggestion: dest,
+        kind,
+    })
+}
+
+fn line_dest(path: &str, s: u32, e: u32) -> String {
+    if s == e {
+        format!("{path}#L{s}")
+    } else {
+        format!("{path}#L{s}-L{e}")
+    }
+}
+
+/// The single outermost declaration lying inside `[start, end]` that covers most of it.
+pub fn covering_declaration(decls: &[Declaration], start: u32, end: u32) -> Option<usize> {
+    let inside: Vec<usize> = (0..decls.len()).filter(|&i| decls[i].start_line >= start && decls[i].end_line <= end).collect();
+    let outer: Vec<usize> = inside
+        .iter()
+        .copied()
+        .filter(|&i| !inside.iter().any(|&j| j != i && decls[j].start_byte <= decls[i].start_byte && decls[j].end_byte >= decls[i].end_byte && (decls[j].start_byte, decls[j].end_byte) != (decls[i].start_byte, decls[i].end_byte)))
+        .collect();
+    // Several declarations sharing one span (Swift `let a = 1, b = 2`) cannot be told apart by range.
+    match outer.as_slice() {
+        [i] => {
+            let d = &decls[*i];
+            let covered = d.end_line - d.start_line + 1;
+            (covered * 2 >= end - start + 1).then_some(*i)
+        }
+        _ => None,
+    }
+}

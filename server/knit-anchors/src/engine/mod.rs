@@ -1,0 +1,54 @@
+//! The anchor engine's checking half (DESIGN 1.3–1.4), one file per stage:
+//!
+//! - [`session`]: a [`Session`] is one check. It reads through the [`SourceTree`] under a
+//!   [`Budget`] (`budget`), parses through the shared [`DeclCache`] and dispatches each
+//!   anchor to the stage that resolves its kind of target.
+//! - [`ladder`]: symbol anchors, the five-stage ladder read top to bottom (same file and
+//!   identity, other file, same body renamed, same body elsewhere, lost).
+//! - [`repo_index`]: the repository-wide index the ladder's later stages search, built
+//!   only when some anchor is not where its link points, and the uniqueness facts a
+//!   baseline records.
+//! - [`lines`]: line-range anchors and their relocation; [`sections`]: doc sections.
+//! - [`links`]: what a doc holds (anchors, plain links, `path:12-40` mentions) and the
+//!   checks of plain links and mentions.
+//! - [`analysis`]: the one per-doc analysis every face calls ([`analyze_doc`]);
+//!   [`check`](mod@check): the whole-workspace entry point of `knit check` and MCP.
+//!
+//! Answers that depend on a repository-wide pass that ran out of budget are `unchecked`,
+//! never `lost` or a guess.
+//!
+//! [`SourceTree`]: crate::source::SourceTree
+//! [`DeclCache`]: crate::source::DeclCache
+
+pub mod analysis;
+mod budget;
+pub mod check;
+mod ladder;
+mod lines;
+pub mod links;
+mod repo_index;
+mod sections;
+mod session;
+
+pub use analysis::{analyze_doc, analyze_scanned, AnchorResult, AnchorTally, BrokenResult, DocAnalysis, MentionResult, Scope};
+pub use budget::{Budget, CheckConfig};
+pub use check::{check, CheckOptions};
+pub use lines::lines_fingerprint;
+pub use links::{covering_declaration, scan_doc};
+pub use repo_index::{body_unique, body_unique_in_container};
+pub use sections::doc_section;
+pub use session::Session;
+use ladder::now_of;
+pub(crate) use links::mention_suggestion;
+
+use crate::markdown::LineIndex;
+
+/// Strips a UTF-8 byte-order mark: it is not content.
+pub(crate) fn strip_bom(s: &str) -> &str {
+    s.strip_prefix('\u{feff}').unwrap_or(s)
+}
+
+/// 1-based line → byte offset helper re-exported for edit code.
+pub fn line_index(src: &str) -> LineIndex {
+    LineIndex::new(src)
+}
