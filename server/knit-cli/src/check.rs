@@ -83,7 +83,10 @@ impl Workspace {
                 // The folder is resolved (a cwd reached through a symlink), the file name is
                 // kept: a doc named through a symlink is that link, which a write refuses.
                 let abs = match (abs.parent(), abs.file_name()) {
-                    (Some(dir), Some(name)) if dir.exists() => dir.canonicalize()?.join(name),
+                    (Some(dir), Some(name)) => match knit_workspace::files::canonical_dir(dir) {
+                        Ok(real) => real.join(name),
+                        Err(_) => abs,
+                    },
                     _ => abs,
                 };
                 self.tree.relative(&abs).with_context(|| format!("{} is outside the workspace {}", p.display(), self.root.display()))

@@ -83,8 +83,7 @@ impl RootArg {
     /// above the current folder holding .git or knit.toml.
     pub fn resolve(&self) -> anyhow::Result<PathBuf> {
         match &self.root {
-            Some(r) if !r.is_dir() => anyhow::bail!("--root {} is not a folder", r.display()),
-            Some(r) => Ok(r.canonicalize()?),
+            Some(r) => knit_workspace::files::canonical_dir(r).map_err(|_| anyhow::anyhow!("--root {} is not a folder", r.display())),
             None => Ok(knit_workspace::find_root(&std::env::current_dir()?)),
         }
     }

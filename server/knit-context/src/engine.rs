@@ -520,7 +520,7 @@ impl ContextEngine {
         if path.is_absolute() {
             // Lexically first; then the real path, for clients that name the root through
             // a symlink. Reads stay confined whatever this returns.
-            fsio::relative_path(&self.root, path).or_else(|| fsio::relative_path(&self.root, &path.canonicalize().ok()?))
+            fsio::relative_path(&self.root, path).or_else(|| fsio::relative_path(&self.root, &knit_workspace::files::canonical_or_self(path)))
         } else {
             relations::join_normalized("", &raw.replace('\\', "/"))
         }

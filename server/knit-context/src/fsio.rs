@@ -119,6 +119,11 @@ pub fn create_dir_all(dir: &Path) -> Result<()> {
     wsfiles::own_create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))
 }
 
+/// Whether one of the engine's own files exists (the index's `meta.json`).
+pub fn own_exists(path: &Path) -> bool {
+    wsfiles::own_exists(path)
+}
+
 /// Reads one of the engine's own small files (the index signature).
 pub fn read_own(path: &Path) -> Option<Vec<u8>> {
     wsfiles::own_read(path, MAX_STATE_BYTES)

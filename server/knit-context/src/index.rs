@@ -194,7 +194,7 @@ impl WorkspaceIndex {
         crate::fsio::create_dir_all(dir)?;
         let signature_path = dir.join(SIGNATURE_FILE);
         let expected = Signature { version: INDEX_VERSION, imports: with_imports };
-        let has_meta = dir.join("meta.json").exists();
+        let has_meta = crate::fsio::own_exists(&dir.join("meta.json"));
         if has_meta {
             let found: Option<Signature> = crate::fsio::read_own(&signature_path).and_then(|b| serde_json::from_slice(&b).ok());
             if found.as_ref() != Some(&expected) {

@@ -36,7 +36,7 @@ pub struct ContextSlot {
 
 impl Folder {
     pub fn open(root: &Path) -> Folder {
-        let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let canonical = knit_workspace::files::canonical_or_self(root);
         let (config, config_error) = match Config::load(&canonical) {
             Ok(c) => (c, None),
             Err(e) => (Config::default(), Some(e.to_string())),

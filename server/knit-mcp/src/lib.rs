@@ -43,10 +43,7 @@ pub struct McpServer {
 
 impl McpServer {
     pub fn new(root: &Path, options: ServerOptions) -> anyhow::Result<McpServer> {
-        let root = root.canonicalize().map_err(|e| anyhow::anyhow!("workspace root {}: {e}", root.display()))?;
-        if !root.is_dir() {
-            anyhow::bail!("workspace root {} is not a folder", root.display());
-        }
+        let root = knit_workspace::files::canonical_dir(root).map_err(|e| anyhow::anyhow!("workspace root {}: {e}", root.display()))?;
         Ok(McpServer { tools: tools::Tools::new(root, options), protocol_version: None })
     }
 

@@ -169,7 +169,7 @@ impl Tools {
             let p = v.as_str().ok_or_else(|| format!("`{key}` must be an array of strings"))?;
             let p = p.strip_prefix("file://").unwrap_or(p);
             let abs = self.root.join(p);
-            let abs = abs.canonicalize().unwrap_or(abs);
+            let abs = knit_workspace::files::canonical_or_self(&abs);
             let rel = tree.relative(&abs).ok_or_else(|| format!("{p} is outside the workspace {}", self.root.display()))?;
             out.push(rel);
         }

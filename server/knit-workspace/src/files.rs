@@ -436,6 +436,18 @@ pub fn own_remove_dir_all(dir: &Path) -> std::io::Result<()> {
     }
 }
 
+/// The real path of `p` (symlinks resolved), or `p` itself when it cannot be resolved
+/// (absent, unreadable): for naming a path, never for opening one — opens go through
+/// [`Confined`], which refuses what escapes the root whatever this returns.
+pub fn canonical_or_self(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Whether one of knit's own cache or state files exists (without following a link).
+pub fn own_exists(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
+}
+
 /// The canonical form of a folder the user named (a root, a cache dir).
 pub fn canonical_dir(p: &Path) -> std::io::Result<PathBuf> {
     let real = p.canonicalize()?;
