@@ -6,8 +6,8 @@
 //! *parser tokens* (never its text or line numbers). It also extracts imports for the
 //! context engine. It performs no I/O: callers hand it `&str`.
 //!
-//! Adding a language is local: one module under `lang/` implementing
-//! [`lang::LanguageSpec`] and one row in [`lang::LANGUAGES`].
+//! Adding a language is local: one module under `lang/` exporting a
+//! [`lang::LanguageSpec`] descriptor and one row in [`lang::LANGUAGES`].
 
 pub mod decl;
 pub mod fingerprint;

@@ -23,42 +23,29 @@
 //!
 //! Imports: every import path, as written without quotes (`"net/http"` → `net/http`).
 
-use super::{named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{named_children, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
-pub(crate) struct Go;
+pub(crate) static GO: LanguageSpec = LanguageSpec {
+    lang: Lang::Go,
+    extensions: &["go"],
+    grammar: || tree_sitter_go::LANGUAGE.into(),
+    kinds: &["function", "method", "struct", "interface", "type", "field", "const", "var"],
+    rules: &GoRules,
+    declarations,
+    imports: collect_imports,
+    repairs: no_repairs,
+};
 
-const KINDS: &[&str] = &["function", "method", "struct", "interface", "type", "field", "const", "var"];
-
-impl LanguageSpec for Go {
-    fn lang(&self) -> Lang {
-        Lang::Go
-    }
-    fn extensions(&self) -> &'static [&'static str] {
-        &["go"]
-    }
-    fn grammar(&self) -> tree_sitter::Language {
-        tree_sitter_go::LANGUAGE.into()
-    }
-    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
-        // Go declarations do not nest (methods name their receiver): a flat loop.
-        for child in named_children(root) {
-            if x.tick() {
-                return;
-            }
-            top_level(x, child);
+fn declarations(x: &mut Extract<'_, '_>, root: Node<'_>) {
+    // Go declarations do not nest (methods name their receiver): a flat loop.
+    for child in named_children(root) {
+        if x.tick() {
+            return;
         }
-    }
-    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
-        collect_imports(root, src)
-    }
-    fn rules(&self) -> &dyn TokenRules {
-        &GoRules
-    }
-    fn kinds(&self) -> &'static [&'static str] {
-        KINDS
+        top_level(x, child);
     }
 }
 

@@ -9,35 +9,15 @@
 //! Not anchorable yet: CommonJS assignments (`module.exports.f = …`, `exports.f = …`).
 
 use super::typescript::{self, EcmaRules};
-use super::{Extract, LanguageSpec, Lang};
-use crate::decl::Import;
-use crate::tokens::TokenRules;
-use tree_sitter::Node;
+use super::{no_repairs, LanguageSpec, Lang};
 
-pub(crate) struct JavaScript;
-
-const KINDS: &[&str] = &["function", "class", "method", "get", "set", "property", "variable"];
-
-impl LanguageSpec for JavaScript {
-    fn lang(&self) -> Lang {
-        Lang::JavaScript
-    }
-    fn extensions(&self) -> &'static [&'static str] {
-        &["js", "jsx", "mjs", "cjs"]
-    }
-    fn grammar(&self) -> tree_sitter::Language {
-        tree_sitter_javascript::LANGUAGE.into()
-    }
-    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
-        typescript::declarations(x, root);
-    }
-    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
-        typescript::collect_imports(root, src)
-    }
-    fn rules(&self) -> &dyn TokenRules {
-        &EcmaRules
-    }
-    fn kinds(&self) -> &'static [&'static str] {
-        KINDS
-    }
-}
+pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
+    lang: Lang::JavaScript,
+    extensions: &["js", "jsx", "mjs", "cjs"],
+    grammar: || tree_sitter_javascript::LANGUAGE.into(),
+    kinds: &["function", "class", "method", "get", "set", "property", "variable"],
+    rules: &EcmaRules,
+    declarations: typescript::declarations,
+    imports: typescript::collect_imports,
+    repairs: no_repairs,
+};

@@ -32,41 +32,24 @@
 //! Imports: the imported path as written (`com.shop.Cart`, `com.shop.*`; `as` aliases
 //! give the original path).
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{children, named_children, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
-pub(crate) struct Kotlin;
-
-const KINDS: &[&str] = &[
-    "class", "interface", "enum", "object", "function", "method", "constructor", "init", "property", "entry",
-    "typealias",
-];
-
-impl LanguageSpec for Kotlin {
-    fn lang(&self) -> Lang {
-        Lang::Kotlin
-    }
-    fn extensions(&self) -> &'static [&'static str] {
-        &["kt", "kts"]
-    }
-    fn grammar(&self) -> tree_sitter::Language {
-        tree_sitter_kotlin_ng::LANGUAGE.into()
-    }
-    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
-        walk(x, root);
-    }
-    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
-        collect_imports(root, src)
-    }
-    fn rules(&self) -> &dyn TokenRules {
-        &KotlinRules
-    }
-    fn kinds(&self) -> &'static [&'static str] {
-        KINDS
-    }
-}
+pub(crate) static KOTLIN: LanguageSpec = LanguageSpec {
+    lang: Lang::Kotlin,
+    extensions: &["kt", "kts"],
+    grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
+    kinds: &[
+        "class", "interface", "enum", "object", "function", "method", "constructor", "init", "property", "entry",
+        "typealias",
+    ],
+    rules: &KotlinRules,
+    declarations: walk,
+    imports: collect_imports,
+    repairs: no_repairs,
+};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Place {

@@ -1,8 +1,9 @@
 //! The language table: which grammar serves which extension, and the shared machinery a
 //! language module uses to turn its syntax tree into [`Declaration`]s.
 //!
-//! A language is one module implementing [`LanguageSpec`] plus one row in [`LANGUAGES`];
-//! nothing else in the engine names languages.
+//! A language is one module exporting a [`LanguageSpec`] descriptor (its data, and
+//! functions only where it differs) plus one row in [`LANGUAGES`]; nothing else in the
+//! engine names languages.
 //!
 //! Hostile input is bounded here, for every language at once: [`Extract::add`] refuses
 //! declarations nested deeper than [`crate::MAX_DECL_DEPTH`] or named beyond the name
@@ -43,28 +44,35 @@ pub enum Lang {
     Kotlin,
 }
 
-/// What a language module provides.
-pub(crate) trait LanguageSpec: Sync {
-    fn lang(&self) -> Lang;
+/// What a language module provides: one descriptor value per language, its data in
+/// fields and, where it differs from the others, its own functions.
+pub(crate) struct LanguageSpec {
+    pub lang: Lang,
     /// Lower-case extensions without the dot.
-    fn extensions(&self) -> &'static [&'static str];
-    fn grammar(&self) -> tree_sitter::Language;
-    /// Walks the tree and reports declarations through `x`.
+    pub extensions: &'static [&'static str],
+    /// The compiled-in tree-sitter grammar.
+    pub grammar: fn() -> tree_sitter::Language,
+    /// The exact declaration kinds this language reports (the `kind:` of a fragment).
+    pub kinds: &'static [&'static str],
+    /// How each node's tokens are read into fingerprints (see [`TokenRules`]).
+    pub rules: &'static (dyn TokenRules + Sync),
     /// Walks the tree and reports declarations through `x`. Walks use explicit work
     /// stacks (never recursion that follows the input's nesting), tick `x` once per
     /// step and stop when it says the deadline passed.
-    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>);
-    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import>;
-    fn rules(&self) -> &dyn TokenRules;
-    /// The exact declaration kinds this language reports (the `kind:` of a fragment).
-    fn kinds(&self) -> &'static [&'static str];
+    pub declarations: fn(x: &mut Extract<'_, '_>, root: Node<'_>),
+    /// The file's imports, for the context engine.
+    pub imports: fn(root: Node<'_>, src: &str) -> Vec<Import>,
     /// Grammar gaps: valid code the grammar cannot read, found in a tree with errors, as
     /// edits that make it readable without moving any byte or line (see [`Repair`];
     /// finders live in `gaps.rs`). The file is parsed again with them; names and
     /// fingerprints are still read from the original text at the same offsets.
-    fn repairs(&self, _root: Node<'_>, _src: &str) -> Vec<Repair> {
-        Vec::new()
-    }
+    /// [`no_repairs`] for a language without grammar gaps.
+    pub repairs: fn(root: Node<'_>, src: &str) -> Vec<Repair>,
+}
+
+/// The [`LanguageSpec::repairs`] of a language whose grammar reads all its valid code.
+pub(crate) fn no_repairs(_root: Node<'_>, _src: &str) -> Vec<Repair> {
+    Vec::new()
 }
 
 /// One edit of a grammar-gap repair. Neither moves a byte or a line: names, positions and
@@ -117,24 +125,23 @@ fn repaired(source: &str, repairs: &[Repair]) -> Option<(String, Vec<std::ops::R
 /// more is not code the repair was made for.
 const MAX_REPAIRS: usize = 4096;
 
-static TYPESCRIPT: typescript::TypeScript = typescript::TypeScript { tsx: false };
-static TSX: typescript::TypeScript = typescript::TypeScript { tsx: true };
-static SWIFT: swift::Swift = swift::Swift;
-static JAVASCRIPT: javascript::JavaScript = javascript::JavaScript;
-static RUST: rust::Rust = rust::Rust;
-static PYTHON: python::Python = python::Python;
-static GO: go::Go = go::Go;
-static KOTLIN: kotlin::Kotlin = kotlin::Kotlin;
-
 /// The table. Order does not matter; extensions must not overlap.
-pub(crate) static LANGUAGES: &[&dyn LanguageSpec] =
-    &[&TYPESCRIPT, &TSX, &SWIFT, &JAVASCRIPT, &RUST, &PYTHON, &GO, &KOTLIN];
+pub(crate) static LANGUAGES: &[&LanguageSpec] = &[
+    &typescript::TYPESCRIPT,
+    &typescript::TSX,
+    &swift::SWIFT,
+    &javascript::JAVASCRIPT,
+    &rust::RUST,
+    &python::PYTHON,
+    &go::GO,
+    &kotlin::KOTLIN,
+];
 
-fn spec(lang: Lang) -> &'static dyn LanguageSpec {
+fn spec(lang: Lang) -> &'static LanguageSpec {
     LANGUAGES
         .iter()
         .copied()
-        .find(|s| s.lang() == lang)
+        .find(|s| s.lang == lang)
         .expect("every Lang variant has a row in LANGUAGES")
 }
 
@@ -145,8 +152,8 @@ impl Lang {
         let ext = file.rsplit_once('.')?.1.to_ascii_lowercase();
         LANGUAGES
             .iter()
-            .find(|s| s.extensions().contains(&ext.as_str()))
-            .map(|s| s.lang())
+            .find(|s| s.extensions.contains(&ext.as_str()))
+            .map(|s| s.lang)
     }
 
     pub fn name(self) -> &'static str {
@@ -164,12 +171,12 @@ impl Lang {
 
     /// Declaration kinds usable as a fragment's `kind:` prefix.
     pub fn kinds(self) -> &'static [&'static str] {
-        spec(self).kinds()
+        spec(self).kinds
     }
 
     /// Every supported extension (for walkers that pre-filter files).
     pub fn all_extensions() -> Vec<&'static str> {
-        LANGUAGES.iter().flat_map(|s| s.extensions().iter().copied()).collect()
+        LANGUAGES.iter().flat_map(|s| s.extensions.iter().copied()).collect()
     }
 }
 
@@ -186,7 +193,7 @@ fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> R {
             crate::parse_memory::install();
             let mut p = Parser::new();
             // The grammars are compiled in and ABI-checked at build time.
-            let _ = p.set_language(&spec(lang).grammar());
+            let _ = p.set_language(&(spec(lang).grammar)());
             p
         });
         f(parser)
@@ -314,7 +321,7 @@ fn trees(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, R
     if !tree.root_node().has_error() {
         return Ok((tree, None));
     }
-    let repairs = spec(lang).repairs(tree.root_node(), source);
+    let repairs = (spec(lang).repairs)(tree.root_node(), source);
     if repairs.is_empty() || repairs.len() > MAX_REPAIRS {
         return Ok((tree, None));
     }
@@ -384,8 +391,8 @@ fn read(lang: Lang, source: &str, deadline: Option<Instant>) -> ((FileSyntax, Wo
     };
     let extract = |tree: &Tree, excised: Vec<std::ops::Range<usize>>| {
         let root = tree.root_node();
-        let mut x = Extract::new(source, spec.rules(), root, deadline, excised);
-        spec.declarations(&mut x, root);
+        let mut x = Extract::new(source, spec.rules, root, deadline, excised);
+        (spec.declarations)(&mut x, root);
         x.finish(root.has_error())
     };
     let first = extract(&plain, Vec::new());
@@ -484,7 +491,7 @@ pub(crate) fn imports(lang: Lang, source: &str) -> Vec<Import> {
     let spec = spec(lang);
     let deadline = Instant::now().checked_add(crate::IMPORTS_PARSE_LIMIT);
     match parse_tree(lang, source, deadline) {
-        Ok(t) => spec.imports(t.root_node(), source),
+        Ok(t) => (spec.imports)(t.root_node(), source),
         Err(_) => Vec::new(),
     }
 }
@@ -803,8 +810,8 @@ mod tests {
         // must notice and report the file as cut short, not as declaring nothing.
         let src = "export function f(a: number) { return [a, a + 1, (a * 2)]; }\n".repeat(500);
         let tree = parse_tree(Lang::TypeScript, &src, None).expect("tree");
-        let mut x = Extract::new(&src, spec(Lang::TypeScript).rules(), tree.root_node(), Some(Instant::now()), Vec::new());
-        spec(Lang::TypeScript).declarations(&mut x, tree.root_node());
+        let mut x = Extract::new(&src, spec(Lang::TypeScript).rules, tree.root_node(), Some(Instant::now()), Vec::new());
+        (spec(Lang::TypeScript).declarations)(&mut x, tree.root_node());
         let (fs, work) = x.finish(false);
         assert!(fs.timed_out && fs.declarations.is_empty());
         let (full, full_work) = parse(Lang::TypeScript, &src, None);
@@ -816,8 +823,8 @@ mod tests {
     /// the text, errors and all).
     fn parse_unrepaired(lang: Lang, src: &str) -> FileSyntax {
         let tree = parse_tree(lang, src, None).unwrap();
-        let mut x = Extract::new(src, spec(lang).rules(), tree.root_node(), None, Vec::new());
-        spec(lang).declarations(&mut x, tree.root_node());
+        let mut x = Extract::new(src, spec(lang).rules, tree.root_node(), None, Vec::new());
+        (spec(lang).declarations)(&mut x, tree.root_node());
         x.finish(tree.root_node().has_error()).0
     }
 

@@ -33,38 +33,21 @@
 //! Imports: `import a.b` → `a.b`; `from .a import b` → `.a`; `from .. import z` → `..`;
 //! anywhere in the file (lazy imports in functions included).
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{children, named_children, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{collapse_ws, is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
-pub(crate) struct Python;
-
-const KINDS: &[&str] = &["class", "function", "method", "get", "set", "delete", "property", "variable"];
-
-impl LanguageSpec for Python {
-    fn lang(&self) -> Lang {
-        Lang::Python
-    }
-    fn extensions(&self) -> &'static [&'static str] {
-        &["py", "pyi"]
-    }
-    fn grammar(&self) -> tree_sitter::Language {
-        tree_sitter_python::LANGUAGE.into()
-    }
-    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
-        walk(x, root);
-    }
-    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
-        collect_imports(root, src)
-    }
-    fn rules(&self) -> &dyn TokenRules {
-        &PythonRules
-    }
-    fn kinds(&self) -> &'static [&'static str] {
-        KINDS
-    }
-}
+pub(crate) static PYTHON: LanguageSpec = LanguageSpec {
+    lang: Lang::Python,
+    extensions: &["py", "pyi"],
+    grammar: || tree_sitter_python::LANGUAGE.into(),
+    kinds: &["class", "function", "method", "get", "set", "delete", "property", "variable"],
+    rules: &PythonRules,
+    declarations: walk,
+    imports: collect_imports,
+    repairs: no_repairs,
+};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Place {

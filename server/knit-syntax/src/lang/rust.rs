@@ -34,41 +34,24 @@
 //! `crate::a::B`, `crate::a::c::D`; `self` → the list's prefix; globs kept as `a::*`;
 //! aliases give the original path), `mod name;` → `name`, `extern crate x;` → `x`.
 
-use super::{children, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{children, named_children, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
-pub(crate) struct Rust;
-
-const KINDS: &[&str] = &[
-    "function", "method", "struct", "enum", "union", "variant", "field", "trait", "impl", "mod", "const", "static",
-    "type", "macro",
-];
-
-impl LanguageSpec for Rust {
-    fn lang(&self) -> Lang {
-        Lang::Rust
-    }
-    fn extensions(&self) -> &'static [&'static str] {
-        &["rs"]
-    }
-    fn grammar(&self) -> tree_sitter::Language {
-        tree_sitter_rust::LANGUAGE.into()
-    }
-    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
-        walk(x, root);
-    }
-    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
-        collect_imports(root, src)
-    }
-    fn rules(&self) -> &dyn TokenRules {
-        &RustRules
-    }
-    fn kinds(&self) -> &'static [&'static str] {
-        KINDS
-    }
-}
+pub(crate) static RUST: LanguageSpec = LanguageSpec {
+    lang: Lang::Rust,
+    extensions: &["rs"],
+    grammar: || tree_sitter_rust::LANGUAGE.into(),
+    kinds: &[
+        "function", "method", "struct", "enum", "union", "variant", "field", "trait", "impl", "mod", "const", "static",
+        "type", "macro",
+    ],
+    rules: &RustRules,
+    declarations: walk,
+    imports: collect_imports,
+    repairs: no_repairs,
+};
 
 /// Where an item list sits: decides `function` vs `method`.
 #[derive(Clone, Copy, PartialEq)]

@@ -11,68 +11,56 @@ use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
-pub(crate) struct Swift;
+pub(crate) static SWIFT: LanguageSpec = LanguageSpec {
+    lang: Lang::Swift,
+    extensions: &["swift"],
+    grammar: || tree_sitter_swift::LANGUAGE.into(),
+    kinds: &[
+        "class", "struct", "enum", "actor", "extension", "protocol", "function", "method", "init", "deinit", "subscript",
+        "property", "case", "typealias", "associatedtype",
+    ],
+    rules: &SwiftRules,
+    declarations: walk,
+    imports,
+    repairs,
+};
 
-const KINDS: &[&str] = &[
-    "class", "struct", "enum", "actor", "extension", "protocol", "function", "method", "init", "deinit", "subscript",
-    "property", "case", "typealias", "associatedtype",
-];
-
-impl LanguageSpec for Swift {
-    fn lang(&self) -> Lang {
-        Lang::Swift
-    }
-    fn extensions(&self) -> &'static [&'static str] {
-        &["swift"]
-    }
-    fn grammar(&self) -> tree_sitter::Language {
-        tree_sitter_swift::LANGUAGE.into()
-    }
-    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
-        walk(x, root);
-    }
-    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
-        let mut out = Vec::new();
-        for c in named_children(root) {
-            if c.kind() == "import_declaration" {
-                let name = named_children(c)
-                    .into_iter()
-                    .find(|n| n.kind() == "identifier")
-                    .and_then(|n| src.get(n.byte_range()))
-                    .unwrap_or("");
-                if !name.is_empty() {
-                    out.push(Import { specifier: name.to_string(), line: c.start_position().row as u32 + 1 });
-                }
+fn imports(root: Node<'_>, src: &str) -> Vec<Import> {
+    let mut out = Vec::new();
+    for c in named_children(root) {
+        if c.kind() == "import_declaration" {
+            let name = named_children(c)
+                .into_iter()
+                .find(|n| n.kind() == "identifier")
+                .and_then(|n| src.get(n.byte_range()))
+                .unwrap_or("");
+            if !name.is_empty() {
+                out.push(Import { specifier: name.to_string(), line: c.start_position().row as u32 + 1 });
             }
         }
-        out
     }
-    /// tree-sitter-swift 0.7 has no empty tuple expression: `()` as a value (`f(())`,
-    /// `promise.succeed(())`, `return ()`, `let v = ()`) reads as a tuple missing an
-    /// operand, a syntax error in every declaration around it (465 times in swift-nio).
-    /// `[]` is an expression of the same two bytes, and the tokens hashed are the
-    /// original `(` and `)`, exactly the leaves a right grammar would give.
-    fn repairs(&self, root: Node<'_>, src: &str) -> Vec<Repair> {
-        let mut out = Vec::new();
-        super::walk_errors(root, |n, _| {
-            if n.kind() == "tuple_expression" && is_empty_tuple_with_made_up_operand(n, src) {
-                out.push(Repair::Overwrite { at: n.start_byte(), byte: b'[' });
-                out.push(Repair::Overwrite { at: n.end_byte() - 1, byte: b']' });
-                return false;
-            }
-            true
-        });
-        gaps::swift_underscored_ownership(src, &mut out);
-        gaps::swift_lifetime_attributes(src, &mut out);
-        gaps::swift_unknown_modifiers(src, &mut out);
-        out
-    }
-    fn rules(&self) -> &dyn TokenRules {
-        &SwiftRules
-    }
-    fn kinds(&self) -> &'static [&'static str] {
-        KINDS
-    }
+    out
+}
+
+/// tree-sitter-swift 0.7 has no empty tuple expression: `()` as a value (`f(())`,
+/// `promise.succeed(())`, `return ()`, `let v = ()`) reads as a tuple missing an
+/// operand, a syntax error in every declaration around it (465 times in swift-nio).
+/// `[]` is an expression of the same two bytes, and the tokens hashed are the
+/// original `(` and `)`, exactly the leaves a right grammar would give.
+fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
+    let mut out = Vec::new();
+    super::walk_errors(root, |n, _| {
+        if n.kind() == "tuple_expression" && is_empty_tuple_with_made_up_operand(n, src) {
+            out.push(Repair::Overwrite { at: n.start_byte(), byte: b'[' });
+            out.push(Repair::Overwrite { at: n.end_byte() - 1, byte: b']' });
+            return false;
+        }
+        true
+    });
+    gaps::swift_underscored_ownership(src, &mut out);
+    gaps::swift_lifetime_attributes(src, &mut out);
+    gaps::swift_unknown_modifiers(src, &mut out);
+    out
 }
 
 /// The argument labels of a parameter list: `(first:second:)`, `(_:)`, `()`.

@@ -16,59 +16,43 @@ use crate::decl::{IdentityKind, Import};
 use crate::tokens::{collapse_ws, is_comment, unescape, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
-pub(crate) struct TypeScript {
-    pub tsx: bool,
-}
-
 const KINDS: &[&str] = &[
     "function", "class", "interface", "type", "enum", "member", "namespace", "method", "get", "set", "property",
     "variable",
 ];
 
-impl LanguageSpec for TypeScript {
-    fn lang(&self) -> Lang {
-        if self.tsx {
-            Lang::Tsx
-        } else {
-            Lang::TypeScript
-        }
+pub(crate) static TYPESCRIPT: LanguageSpec = LanguageSpec {
+    lang: Lang::TypeScript,
+    extensions: &["ts", "mts", "cts"],
+    grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+    kinds: KINDS,
+    rules: &EcmaRules,
+    declarations,
+    imports: collect_imports,
+    repairs: |_, src| repairs(src, false),
+};
+
+pub(crate) static TSX: LanguageSpec = LanguageSpec {
+    lang: Lang::Tsx,
+    extensions: &["tsx"],
+    grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+    kinds: KINDS,
+    rules: &EcmaRules,
+    declarations,
+    imports: collect_imports,
+    repairs: |_, src| repairs(src, true),
+};
+
+/// The grammar gaps of TypeScript and, with `tsx`, of TSX (see `gaps.rs`).
+fn repairs(src: &str, tsx: bool) -> Vec<Repair> {
+    let mut out = Vec::new();
+    gaps::typescript_variance(src, &mut out);
+    gaps::typescript_export_type_star(src, &mut out);
+    // In TSX a line-initial `<` is usually JSX, which the grammar reads.
+    if !tsx {
+        gaps::typescript_line_initial_signature(src, &mut out);
     }
-    fn extensions(&self) -> &'static [&'static str] {
-        if self.tsx {
-            &["tsx"]
-        } else {
-            &["ts", "mts", "cts"]
-        }
-    }
-    fn grammar(&self) -> tree_sitter::Language {
-        if self.tsx {
-            tree_sitter_typescript::LANGUAGE_TSX.into()
-        } else {
-            tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()
-        }
-    }
-    fn declarations(&self, x: &mut Extract<'_, '_>, root: Node<'_>) {
-        declarations(x, root);
-    }
-    fn imports(&self, root: Node<'_>, src: &str) -> Vec<Import> {
-        collect_imports(root, src)
-    }
-    fn rules(&self) -> &dyn TokenRules {
-        &EcmaRules
-    }
-    fn kinds(&self) -> &'static [&'static str] {
-        KINDS
-    }
-    fn repairs(&self, _root: Node<'_>, src: &str) -> Vec<Repair> {
-        let mut out = Vec::new();
-        gaps::typescript_variance(src, &mut out);
-        gaps::typescript_export_type_star(src, &mut out);
-        // In TSX a line-initial `<` is usually JSX, which the grammar reads.
-        if !self.tsx {
-            gaps::typescript_line_initial_signature(src, &mut out);
-        }
-        out
-    }
+    out
 }
 
 /// Declarations of an ECMAScript module (TypeScript, TSX, JavaScript, JSX). A work
