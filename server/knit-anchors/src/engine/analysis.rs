@@ -249,6 +249,76 @@ impl AnchorTally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{check, CheckConfig, CheckOptions};
+    use crate::source::{DeclCache, MemTree, SourceTree};
+
+    fn workspace() -> MemTree {
+        let mut tree = MemTree::new();
+        tree.insert("src/a.ts", "export function f(): number {\n  return 1 + 2 + 3;\n}\n\nexport function g(): number {\n  return 4;\n}\n");
+        tree.insert(
+            "docs/a.md",
+            concat!(
+                "# A\n",
+                "[f](../src/a.ts#f) and [gone](../src/missing.ts) and [here](../src/a.ts).\n",
+                "See `src/a.ts:5-7` for g.\n",
+                "[`src/a.ts:1-3`](../src/a.ts#L1-L3) is already an anchor.\n",
+            ),
+        );
+        tree
+    }
+
+    #[test]
+    fn one_doc_at_one_text() {
+        let tree = workspace();
+        let cache = DeclCache::default();
+        let mut session = Session::new(&tree, &cache, CheckConfig::default());
+        let src = tree.read("docs/a.md", 1 << 20).unwrap();
+        let a = analyze_doc(&mut session, "docs/a.md", &src, Scope::ALL);
+        let states: Vec<State> = a.anchors.iter().map(|r| r.verdict.state).collect();
+        assert_eq!(states, vec![State::Unrecorded, State::Unrecorded]);
+        assert_eq!(a.broken.len(), 1);
+        assert!(a.broken[0].message.contains("src/missing.ts does not exist"), "{}", a.broken[0].message);
+        // The bare mention is offered; the one that is already a link's text is not.
+        assert_eq!(a.mentions.len(), 1);
+        assert_eq!(a.mentions[0].report.suggestion, "../src/a.ts#g");
+        let deps = a.dependencies();
+        assert!(deps.contains("src/a.ts"));
+        assert!(a.has_global(), "a broken link makes the doc depend on every file's existence");
+        assert_eq!(a.tally(), AnchorTally { total: 2, stale: 0, lost: 0 });
+
+        // Anchors only: no link or mention checks.
+        let only = analyze_doc(&mut session, "docs/a.md", &src, Scope::ANCHORS);
+        assert_eq!((only.anchors.len(), only.broken.len(), only.mentions.len()), (2, 0, 0));
+    }
+
+    #[test]
+    fn the_workspace_check_is_the_per_doc_analysis() {
+        let tree = workspace();
+        let cache = DeclCache::default();
+        let docs = vec!["docs/a.md".to_string()];
+        let report = check(&tree, &cache, &CheckConfig::default(), &docs, &CheckOptions::default());
+        let mut session = Session::new(&tree, &cache, CheckConfig::default());
+        let src = tree.read("docs/a.md", 1 << 20).unwrap();
+        let a = analyze_doc(&mut session, "docs/a.md", &src, Scope::ALL);
+        let ids = |v: Vec<&str>| v.into_iter().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            ids(report.anchors.iter().map(|r| r.id.as_str()).collect()),
+            ids(a.anchors.iter().map(|r| r.anchor.id.as_str()).collect())
+        );
+        assert_eq!(report.anchors.iter().map(|r| r.state).collect::<Vec<_>>(), a.anchors.iter().map(|r| r.verdict.state).collect::<Vec<_>>());
+        assert_eq!(
+            ids(report.broken_links.iter().map(|b| b.message.as_str()).collect()),
+            ids(a.broken.iter().map(|b| b.message.as_str()).collect())
+        );
+        assert_eq!(
+            ids(report.mentions.iter().map(|m| m.suggestion.as_str()).collect()),
+            ids(a.mentions.iter().map(|m| m.report.suggestion.as_str()).collect())
+        );
+        // `--changed`: only anchors into the changed files, no link or mention checks.
+        let only: std::collections::HashSet<String> = ["src/other.ts".to_string()].into();
+        let changed = check(&tree, &cache, &CheckConfig::default(), &docs, &CheckOptions { only_targets: Some(&only), previous: None });
+        assert!(changed.anchors.is_empty() && changed.broken_links.is_empty() && changed.mentions.is_empty());
+    }
 
     #[test]
     fn unchecked_keeps_the_last_known_state() {
