@@ -129,6 +129,25 @@ local ok, err = pcall(function()
   check("stale-anchor diagnostic on line 3", stale ~= nil and stale.message:find("AnchorResolver.resolve", 1, true) ~= nil, diag_summary(doc))
   check("moved-renamed diagnostic on line 6", find_diag(doc, "moved-renamed", 5) ~= nil, diag_summary(doc))
 
+  -- 1b. Neovim 0.7 does not watch files for the server: a change made on disk behind the
+  -- editor (a checkout, another program) still reaches the diagnostics, without :e.
+  local paths_ts = root .. "/src/util/paths.ts"
+  local original = vim.fn.readfile(paths_ts, "b")
+  local changed = {}
+  for _, l in ipairs(original) do
+    table.insert(changed, (l:gsub("toLowerCase", "toUpperCase")))
+  end
+  vim.fn.writefile(changed, paths_ts, "b")
+  vim.wait(TIMEOUT, function()
+    return find_diag(doc, "stale", 6) ~= nil
+  end, 50)
+  check("a code change on disk turns an anchor stale without :e", find_diag(doc, "stale", 6) ~= nil, diag_summary(doc))
+  vim.fn.writefile(original, paths_ts, "b")
+  vim.wait(TIMEOUT, function()
+    return find_diag(doc, "stale", 6) == nil
+  end, 50)
+  check("restoring it on disk makes the anchor fresh again", find_diag(doc, "stale", 6) == nil, diag_summary(doc))
+
   -- 2. hover on the renamed anchor (K, as a user would): the float names the new name
   local line6 = vim.api.nvim_buf_get_lines(doc, 5, 6, false)[1]
   local col = line6:find("[languageForPath]", 1, true) + 2

@@ -34,6 +34,18 @@ pub struct ContextSlot {
     pub pending_reads: Mutex<Vec<(String, Arc<str>)>>,
 }
 
+impl ContextSlot {
+    /// A file was saved, changed on disk, created or deleted: the context index, if
+    /// open, updates that file (a closed index catches up when it opens).
+    pub fn file_changed(&self, rel: &str, deleted: bool) {
+        if let Ok(mut g) = self.engine.lock() {
+            if let Some(e) = g.as_mut() {
+                let _ = if deleted { e.file_removed(rel) } else { e.file_changed(rel) };
+            }
+        }
+    }
+}
+
 impl Folder {
     pub fn open(root: &Path) -> Folder {
         let canonical = knit_workspace::files::canonical_or_self(root);

@@ -27,6 +27,9 @@ pub const DOC_DELAY: Duration = Duration::from_millis(10);
 pub const CODE_DELAY: Duration = Duration::from_millis(100);
 /// Saves and file-system events.
 pub const FS_DELAY: Duration = Duration::from_millis(20);
+/// Quiet time on disk before the server's own watch reports a batch of changes (a
+/// checkout writes many files in a burst).
+pub const WATCH_QUIET: Duration = Duration::from_millis(150);
 
 /// Everything the writer is told, in order.
 pub enum Event {
@@ -37,6 +40,9 @@ pub enum Event {
     Save { uri: Uri },
     Close { uri: Uri },
     Watched(Vec<FileEvent>),
+    /// The server's own watch of a folder (when the client does not watch files) saw
+    /// changes on disk.
+    DiskChanged { root: std::path::PathBuf, batch: knit_workspace::watch::Batch },
     Config(Option<serde_json::Value>),
     Folders { added: Vec<std::path::PathBuf>, removed: Vec<std::path::PathBuf> },
     /// Barrier: replies with a snapshot that reflects every event sent before it.
@@ -69,6 +75,8 @@ pub struct FolderState {
     /// Docs not open whose diagnostics were published (to clear them later).
     published: HashSet<String>,
     pub scanned: bool,
+    /// The server's own watch of the folder, when the client does not watch files.
+    watch: Option<knit_workspace::watch::FolderWatch>,
 }
 
 impl FolderState {
@@ -87,6 +95,7 @@ impl FolderState {
             republish: false,
             published: HashSet::new(),
             scanned: false,
+            watch: None,
         }
     }
 
@@ -207,6 +216,9 @@ impl World {
                 for f in &mut self.folders {
                     f.scan = true;
                 }
+                for fi in 0..self.folders.len() {
+                    self.start_watch(fi).await;
+                }
                 self.schedule(Duration::ZERO);
                 self.announce_config_errors().await;
             }
@@ -222,6 +234,7 @@ impl World {
             }
             Event::Close { uri } => self.close(uri).await,
             Event::Watched(events) => self.watched(events).await,
+            Event::DiskChanged { root, batch } => self.disk_changed(&root, batch).await,
             Event::Config(v) => {
                 let mut s = (*self.settings).clone();
                 s.merge(v.as_ref());
@@ -399,6 +412,74 @@ impl World {
         self.schedule(FS_DELAY);
     }
 
+    /// Watches folder `fi` on disk when the client does not watch files for the server
+    /// (no `didChangeWatchedFiles` dynamic registration, e.g. Neovim 0.7), so a checkout
+    /// or another program's edit reaches the diagnostics without reopening buffers. The
+    /// context index is told from the watch's own thread; the rest goes through `watched`
+    /// like the client's events, where open buffers still win over the disk.
+    async fn start_watch(&mut self, fi: usize) {
+        if self.caps.watch_dynamic || self.folders[fi].watch.is_some() {
+            return;
+        }
+        let folder = self.folders[fi].folder.clone();
+        let tx = self.tx.clone();
+        let root = folder.root.clone();
+        let slot = folder.context.clone();
+        let on_batch = move |batch: knit_workspace::watch::Batch| {
+            for (rel, change) in &batch.changes {
+                slot.file_changed(rel, *change == knit_workspace::watch::Change::Deleted);
+            }
+            let _ = tx.send(Event::DiskChanged { root: root.clone(), batch });
+        };
+        let policy = knit_workspace::walk::WalkPolicy::default();
+        let (kind, message) = match knit_workspace::watch::watch_folder(&folder.canonical, &policy, WATCH_QUIET, on_batch) {
+            Ok(w) => {
+                let msg = format!("knit: watching {} folders of {} for changes on disk (the client does not watch files)", w.watched_dirs, folder.root.display());
+                self.folders[fi].watch = Some(w);
+                (tower_lsp_server::ls_types::MessageType::INFO, msg)
+            }
+            Err(e) => (
+                tower_lsp_server::ls_types::MessageType::WARNING,
+                format!("knit: cannot watch {} ({e}); changes made outside the editor show after a save or :e", folder.root.display()),
+            ),
+        };
+        self.client.log_message(kind, message).await;
+    }
+
+    /// Changes the server's own watch saw on disk.
+    async fn disk_changed(&mut self, root: &std::path::Path, batch: knit_workspace::watch::Batch) {
+        let Some(fi) = self.folders.iter().position(|f| f.folder.root == root) else { return };
+        if batch.overflow {
+            // Too many changes to list, or the kernel dropped events: check everything again.
+            let f = &mut self.folders[fi];
+            f.folder = Arc::new(f.folder.refreshed());
+            f.scan = true;
+            f.global = true;
+            f.files_changed = true;
+            let docs: Vec<String> = f.reports.keys().cloned().collect();
+            f.dirty_docs.extend(docs);
+            self.snapshot = None;
+            self.schedule(FS_DELAY);
+            return;
+        }
+        let folder = self.folders[fi].folder.clone();
+        let events: Vec<FileEvent> = batch
+            .changes
+            .iter()
+            .filter_map(|(rel, change)| {
+                let typ = match change {
+                    knit_workspace::watch::Change::Created => FileChangeType::CREATED,
+                    knit_workspace::watch::Change::Changed => FileChangeType::CHANGED,
+                    knit_workspace::watch::Change::Deleted => FileChangeType::DELETED,
+                };
+                Some(FileEvent { uri: folder.uri_of(rel)?, typ })
+            })
+            .collect();
+        if !events.is_empty() {
+            self.watched(events).await;
+        }
+    }
+
     async fn change_folders(&mut self, added: Vec<std::path::PathBuf>, removed: Vec<std::path::PathBuf>) {
         let mut keep = Vec::new();
         for f in std::mem::take(&mut self.folders) {
@@ -418,6 +499,9 @@ impl World {
                 let mut f = FolderState::new(Folder::open(&root));
                 f.scan = self.initialized;
                 self.folders.push(f);
+                if self.initialized {
+                    self.start_watch(self.folders.len() - 1).await;
+                }
             }
         }
         // Folder indexes moved: locate every open buffer again.

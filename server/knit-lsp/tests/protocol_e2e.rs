@@ -340,6 +340,31 @@ async fn workspace_diagnostics_watched_files_and_configuration() {
     c.shutdown().await;
 }
 
+/// A client that does not watch files (Neovim 0.7): the server watches the folder itself,
+/// so edits made outside the editor reach the diagnostics with no event from the client.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_watches_files_when_the_client_does_not() {
+    let (_tmp, root) = workspace("basic");
+    record_on_disk(&root, "docs/arch.md");
+    let c = Client::start_with(&root, Options { watches_files: false, ..Default::default() }).await;
+    let arch = uri(&root, "docs/arch.md");
+    c.diagnostics_codes(&arch, &["broken-link"]).await;
+    assert!(
+        !c.server_requests().iter().any(|r| r["method"] == "client/registerCapability"),
+        "nothing to register with a client that does not watch files"
+    );
+    c.notification_where(|n| n["method"] == "window/logMessage" && n["params"]["message"].as_str().is_some_and(|m| m.contains("watching"))).await;
+    // Changed behind the editor's back: no didChangeWatchedFiles is sent.
+    let cart = read(&root, "src/cart.ts").replace("let sum = 0;", "let sum = 1;");
+    std::fs::write(root.join("src/cart.ts"), cart).unwrap();
+    let p = c.diagnostics_codes(&arch, &["broken-link", "stale"]).await;
+    assert!(p.iter().any(|d| d["message"].as_str().unwrap().contains("`subtotal`")));
+    // A file created on disk fixes a broken link too.
+    std::fs::write(root.join("docs/missing.md"), "# Missing\n").unwrap();
+    c.diagnostics_codes(&arch, &["stale"]).await;
+    c.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_doc_belongs_to_the_deepest_folder_that_contains_it() {
     let (_tmp, root) = workspace("basic");

@@ -4,7 +4,8 @@
 //! bounded and root-confined reads and atomic doc writes ([`files::Confined`]; [`DiskTree`]
 //! is the [`SourceTree`] the engine reads through), the on-disk parse cache
 //! ([`DiskDeclStore`]), the last check's states, the cache's [`housekeeping`] (idle
-//! workspaces pruned, `knit cache`), and git read in-process ([`changed_files`]).
+//! workspaces pruned, `knit cache`), git read in-process ([`changed_files`]), and the
+//! server's own file watching for clients that do not watch files ([`watch`]).
 //! The engine crates never touch the disk themselves.
 
 mod config;
@@ -15,6 +16,7 @@ pub mod housekeeping;
 mod store;
 mod tree;
 pub mod walk;
+pub mod watch;
 
 pub use config::{Config, ConfigError};
 pub use files::{Confined, EditSnapshot, FileStat, WriteError};

@@ -39,23 +39,7 @@ pub struct WalkedEntry {
 /// above the root).
 pub fn walk(root: &Path, policy: &WalkPolicy<'_>) -> Vec<WalkedEntry> {
     let mut out = Vec::new();
-    let extra: Vec<String> = policy.extra_noise_dirs.iter().map(|s| s.to_string()).collect();
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(policy.skip_hidden)
-        .parents(false)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(true)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(move |e| {
-            if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
-                return true;
-            }
-            let name = e.file_name().to_string_lossy();
-            !(NOISE_DIRS.contains(&name.as_ref()) || extra.iter().any(|x| x == name.as_ref()))
-        })
-        .build();
+    let walker = builder(root, policy).build();
     for entry in walker.flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
@@ -72,8 +56,52 @@ pub fn walk(root: &Path, policy: &WalkPolicy<'_>) -> Vec<WalkedEntry> {
     out
 }
 
+/// The folders the walk would enter under `root` (the root first, then sorted; at most
+/// `max`): what a watcher of the workspace watches.
+pub fn walk_dirs(root: &Path, policy: &WalkPolicy<'_>, max: usize) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<std::path::PathBuf> = builder(root, policy)
+        .build()
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_dir()))
+        .map(|e| e.into_path())
+        .take(max)
+        .collect();
+    out.sort();
+    out
+}
+
+/// Whether a workspace-relative path lies in a folder the walk never enters (noise
+/// folders, the caller's extra ones; hidden ones when the policy skips them).
+pub fn in_skipped_folder(rel: &str, policy: &WalkPolicy<'_>) -> bool {
+    let mut parts: Vec<&str> = rel.split('/').collect();
+    parts.pop(); // the file itself
+    parts.iter().any(|p| NOISE_DIRS.contains(p) || policy.extra_noise_dirs.contains(p) || (policy.skip_hidden && p.starts_with('.')))
+}
+
+/// The one configured walker: ignore files inside the root only, symlinks not followed,
+/// noise folders and the caller's extra ones never entered.
+fn builder(root: &Path, policy: &WalkPolicy<'_>) -> ignore::WalkBuilder {
+    let extra: Vec<String> = policy.extra_noise_dirs.iter().map(|s| s.to_string()).collect();
+    let mut b = ignore::WalkBuilder::new(root);
+    b.hidden(policy.skip_hidden)
+        .parents(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(move |e| {
+            if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
+                return true;
+            }
+            let name = e.file_name().to_string_lossy();
+            !(NOISE_DIRS.contains(&name.as_ref()) || extra.iter().any(|x| x == name.as_ref()))
+        });
+    b
+}
+
 /// Workspace-relative `/`-separated path of `path` (UTF-8 names only).
-fn relative(root: &Path, path: &Path) -> Option<String> {
+pub fn relative(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).ok()?;
     let mut parts = Vec::new();
     for c in rel.components() {

@@ -96,11 +96,7 @@ pub fn file_changed(b: &ServerHandle, uri: Uri, deleted: bool) {
         let Ok(snap) = orx.await else { return };
         let Some((fi, rel)) = snap.locate_uri(&uri) else { return };
         let folder = snap.folders[fi].folder.clone();
-        let _ = tokio::task::spawn_blocking(move || {
-            if_open(&folder, |e| {
-                let _ = if deleted { e.file_removed(&rel) } else { e.file_changed(&rel) };
-            });
-        })
+        let _ = tokio::task::spawn_blocking(move || folder.context.file_changed(&rel, deleted))
         .await;
     });
 }

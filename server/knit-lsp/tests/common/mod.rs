@@ -112,11 +112,13 @@ pub struct Options {
     pub init: Value,
     pub folders: Vec<PathBuf>,
     pub progress: bool,
+    /// The client offers `didChangeWatchedFiles` dynamic registration (Neovim 0.7 does not).
+    pub watches_files: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { utf8: false, init: json!({}), folders: Vec::new(), progress: true }
+        Options { utf8: false, init: json!({}), folders: Vec::new(), progress: true, watches_files: true }
     }
 }
 
@@ -145,7 +147,7 @@ impl Client {
                         "general": { "positionEncodings": encodings },
                         "window": { "workDoneProgress": opts.progress },
                         "workspace": {
-                            "didChangeWatchedFiles": { "dynamicRegistration": true },
+                            "didChangeWatchedFiles": { "dynamicRegistration": opts.watches_files },
                             "workspaceEdit": { "documentChanges": false },
                             "configuration": true
                         }
