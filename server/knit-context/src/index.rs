@@ -31,7 +31,7 @@ use crate::relations::ImportRef;
 
 /// Bump when the schema, the analyzer or the stored metadata change: the folder name
 /// changes with it, so an old index is never opened by new code.
-pub const INDEX_VERSION: u32 = 5;
+pub const INDEX_VERSION: u32 = 6;
 const TOKENIZER: &str = "knit";
 const SIGNATURE_FILE: &str = "knit-index.json";
 

@@ -8,7 +8,7 @@
 //! Entry point: [`ContextEngine`]. Module map:
 //! - [`analysis`]: text → terms (identifiers, words, CJK n-grams), shared by index and task;
 //! - [`classify`]: path → kind / role / noise;
-//! - [`markdown`]: titles, summaries, link destinations;
+//! - [`markdown`]: titles, summaries, link destinations (from the anchor engine's scan);
 //! - [`passages`]: files → line-range passages;
 //! - [`index`]: the tantivy index and BM25F scoring;
 //! - [`task`]: request → weighted, IDF-selected terms;
