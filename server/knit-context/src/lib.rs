@@ -45,6 +45,7 @@ pub mod wire;
 pub use anchor_facts::TreeAnchorFacts;
 pub use classify::{Kind, Role};
 pub use engine::{AnchorFacts, ContextEngine, EngineOptions, IndexStats, NoAnchorFacts, RankedFile, Ranking, RefreshReport};
-pub use relations::{ImportExtractor, ImportRef};
+pub use index::ImportRef;
+pub use relations::ImportExtractor;
 pub use task::{OpenBuffer, TaskInput};
 pub use wire::{AnchorCounts, Focus, Item, Lifecycle, PackParams, PackResult, Position, QueryParam};
