@@ -3,7 +3,7 @@
 //! Runs the anchor engine's scan (`knit_anchors::markdown::scan`), what the engine does per
 //! doc (`scan_doc`: link classification with `target::classify`, baselines in titles,
 //! mentions, headings, doc sections), the link-removal edit, and the context engine's
-//! Markdown helpers (`doc_head`, `extract_links`, `strip_inline_markup`).
+//! Markdown helpers (`doc_head`, `link_refs` over the scan, `strip_inline_markup`).
 //!
 //! Properties: no panic; every span the scan reports slices the doc on character
 //! boundaries (edits are made from these spans); a classified destination never leaves the
@@ -72,7 +72,9 @@ pub fn run(data: &[u8]) {
     assert!(!head.title.is_empty());
     assert!(head.summary.chars().count() <= 160);
     assert!(head.head_end_line as usize <= src.lines().count());
-    let links = knit_context::markdown::extract_links(src);
+    assert!(found.pointers.windows(2).all(|w| w[0].start <= w[1].start), "pointers out of source order");
+    assert!(found.pointers.iter().all(|p| p.start <= src.len() && src.is_char_boundary(p.start) && p.line == lines.line_of(p.start)));
+    let links = knit_context::markdown::link_refs(&found);
     assert!(links.len() <= 2000);
     assert!(links.windows(2).all(|w| w[0].line <= w[1].line) && links.iter().all(|l| l.line >= 1));
 }

@@ -1,7 +1,8 @@
 //! knit-anchors: the anchor engine.
 //!
 //! From Markdown docs to a verdict on every anchor: [`markdown`] finds links with exact
-//! spans, [`target`] says what a destination designates, [`baseline`] encodes the
+//! spans (its one scan of a doc is also where the context engine reads the doc's links),
+//! [`target`] says what a destination designates, [`baseline`] encodes the
 //! reviewed state kept in the link title, [`engine`] runs the five-stage ladder under a
 //! budget, and [`edit`] produces the text edits of record / confirm / rebind. The crate
 //! is pure: it reads files only through [`source::SourceTree`] and knows nothing of

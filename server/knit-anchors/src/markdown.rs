@@ -1,7 +1,11 @@
-//! Markdown side: the links of a doc (inline links and reference definitions) with exact
-//! byte spans of their destination and title, `path:12-40` mentions in inline code, and
-//! headings (for doc anchors). Links inside code spans and fenced code are never seen:
-//! pulldown-cmark does not report them as links.
+//! Markdown side: the one reading of a doc's links, shared by both engines. One
+//! pulldown-cmark pass yields the links the anchor engine edits (inline links and reference
+//! definitions, with exact byte spans of their destination and title), `path:12-40`
+//! mentions in inline code, headings (for doc anchors), and every place the doc points to
+//! as CommonMark resolves it ([`Pointer`]: links of any style, images, reference
+//! definitions, and inline code spans that name a path), which the context engine turns
+//! into its `references` / `documents` relations. Links inside code spans and fenced code
+//! are never seen: pulldown-cmark does not report them as links.
 
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
@@ -59,12 +63,42 @@ pub struct Heading {
     pub start: usize,
 }
 
+/// What a [`Pointer`] is in the doc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointerKind {
+    /// A link of any style: inline, reference (full, collapsed, shortcut), autolink, e-mail.
+    Link,
+    /// An image, of any style.
+    Image,
+    /// A reference definition `[label]: dest`.
+    Definition,
+    /// An inline code span that reads as a path (`src/x.ts`, `docs/y.md:12`), wherever it
+    /// stands (prose, link text, headings).
+    CodePath,
+}
+
+/// A place the doc points to, as CommonMark reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pointer {
+    pub kind: PointerKind,
+    /// The destination as CommonMark resolves it: escapes and entities decoded, without
+    /// `<>`, a reference-style link carrying its definition's destination. For a code
+    /// path, the code span's trimmed text.
+    pub dest: String,
+    /// 1-based line where the link, image, definition or code span starts.
+    pub line: u32,
+    /// Byte offset where it starts.
+    pub start: usize,
+}
+
 /// Everything knit reads from one Markdown doc.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DocScan {
     pub links: Vec<DocLink>,
     pub mentions: Vec<Mention>,
     pub headings: Vec<Heading>,
+    /// Every link, image, reference definition and path-like code span, in source order.
+    pub pointers: Vec<Pointer>,
 }
 
 /// Byte offset → 1-based line.
@@ -90,10 +124,10 @@ pub fn scan(src: &str) -> DocScan {
     let lines = LineIndex::new(src);
     let mut out = DocScan::default();
     let parser = Parser::new_ext(src, Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_HEADING_ATTRIBUTES);
-    let defs: Vec<(usize, usize)> = parser
+    let defs: Vec<(usize, usize, String)> = parser
         .reference_definitions()
         .iter()
-        .map(|(_, def)| (def.span.start, def.span.end))
+        .map(|(_, def)| (def.span.start, def.span.end, def.dest.to_string()))
         .collect();
     let mut link_stack: Vec<(usize, bool, usize)> = Vec::new(); // (start, is_inline, max inner end)
     let mut heading: Option<(u8, usize, String)> = None;
@@ -103,6 +137,15 @@ pub fn scan(src: &str) -> DocScan {
             if !matches!(event, Event::End(TagEnd::Link)) && top.0 != range.start {
                 top.2 = top.2.max(range.end);
             }
+        }
+        let pointer = match &event {
+            Event::Start(Tag::Link { dest_url, .. }) => Some((PointerKind::Link, dest_url.to_string())),
+            Event::Start(Tag::Image { dest_url, .. }) => Some((PointerKind::Image, dest_url.to_string())),
+            Event::Code(code) if looks_like_path(code) => Some((PointerKind::CodePath, code.trim().to_string())),
+            _ => None,
+        };
+        if let Some((kind, dest)) = pointer {
+            out.pointers.push(Pointer { kind, dest, line: lines.line_of(range.start), start: range.start });
         }
         match event {
             Event::Start(Tag::Link { link_type, .. }) => {
@@ -147,12 +190,15 @@ pub fn scan(src: &str) -> DocScan {
             _ => {}
         }
     }
-    for (start, end) in defs {
+    for (start, end, dest) in defs {
+        out.pointers.push(Pointer { kind: PointerKind::Definition, dest, line: lines.line_of(start), start });
         if let Some(link) = parse_definition(src, start, end) {
             out.links.push(link);
         }
     }
     out.links.sort_by_key(|l| l.span.start);
+    // Events come in source order; definitions are not events and join them by offset.
+    out.pointers.sort_by_key(|p| p.start);
     let mut last_line = 0;
     let mut ord = 0;
     for link in &mut out.links {
@@ -166,6 +212,16 @@ pub fn scan(src: &str) -> DocScan {
         link.ordinal = ord;
     }
     out
+}
+
+/// True when an inline code span plausibly names a file (`src/a.ts`, `docs/x.md:12`).
+fn looks_like_path(code: &str) -> bool {
+    let t = code.trim();
+    !t.is_empty()
+        && t.len() <= 300
+        && !t.contains(char::is_whitespace)
+        && !t.contains("://")
+        && (t.contains('/') || t.rsplit('.').next().is_some_and(|ext| ext.len() <= 5 && ext != t && ext.chars().all(|c| c.is_ascii_alphanumeric())))
 }
 
 fn heading_level(l: HeadingLevel) -> u8 {
@@ -373,6 +429,31 @@ mod tests {
 
     fn scan_str(s: &str) -> DocScan {
         super::scan(s)
+    }
+
+    #[test]
+    fn pointers_cover_every_link_style_images_definitions_and_code_paths() {
+        let src = "# Use `src/h.ts`\n\n[a](x.md) ![i](img/p.png) [r][d] [d] <https://e.com> [`docs/y.md:12`](y.md#s)\n\n`not a path` and `lib/z.rs`\n\n```\n[no](n.md) `src/no.ts`\n```\n\n[d]: <de&amp;f.md> \"t\"\n";
+        let scan = scan(src);
+        let got: Vec<(PointerKind, &str, u32)> = scan.pointers.iter().map(|p| (p.kind, p.dest.as_str(), p.line)).collect();
+        use PointerKind::*;
+        assert_eq!(
+            got,
+            vec![
+                (CodePath, "src/h.ts", 1),
+                (Link, "x.md", 3),
+                (Image, "img/p.png", 3),
+                (Link, "de&f.md", 3),
+                (Link, "de&f.md", 3),
+                (Link, "https://e.com", 3),
+                (Link, "y.md#s", 3),
+                (CodePath, "docs/y.md:12", 3),
+                (CodePath, "lib/z.rs", 5),
+                (Definition, "de&f.md", 11),
+            ]
+        );
+        let starts: Vec<usize> = scan.pointers.iter().map(|p| p.start).collect();
+        assert!(starts.windows(2).all(|w| w[0] < w[1]), "{starts:?}");
     }
 
     #[test]

@@ -237,7 +237,7 @@ fn prepare(walked: &WalkedFile, files: &Confined, text_override: Option<&str>, e
         let stem = name.rsplit_once('.').map(|(s, _)| s).unwrap_or(&name);
         let head = markdown::doc_head(&text, stem);
         if classify::is_markdown(rel) {
-            record.links = markdown::extract_links(&text);
+            record.links = markdown::link_refs(&knit_anchors::markdown::scan(&text));
         }
         record.title = head.title.clone();
         record.summary = head.summary.clone();

@@ -27,11 +27,10 @@ use crate::analysis::KnitTokenizer;
 use crate::classify::{Kind, Role};
 use crate::markdown::LinkRef;
 use crate::passages::PassageStats;
-use crate::relations::ImportRef;
 
 /// Bump when the schema, the analyzer or the stored metadata change: the folder name
 /// changes with it, so an old index is never opened by new code.
-pub const INDEX_VERSION: u32 = 5;
+pub const INDEX_VERSION: u32 = 6;
 const TOKENIZER: &str = "knit";
 const SIGNATURE_FILE: &str = "knit-index.json";
 
@@ -53,6 +52,16 @@ pub enum SkipReason {
     Huge,
     Binary,
     NotUtf8,
+}
+
+/// An import as the syntax layer reports it (`knit_syntax::imports` has this shape), as a
+/// file record keeps it; `relations` resolves it to an `imports` edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportRef {
+    #[serde(rename = "s")]
+    pub specifier: String,
+    #[serde(rename = "l")]
+    pub line: u32,
 }
 
 /// Everything knit remembers about one file besides its postings.

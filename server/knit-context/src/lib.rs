@@ -8,7 +8,7 @@
 //! Entry point: [`ContextEngine`]. Module map:
 //! - [`analysis`]: text → terms (identifiers, words, CJK n-grams), shared by index and task;
 //! - [`classify`]: path → kind / role / noise;
-//! - [`markdown`]: titles, summaries, link destinations;
+//! - [`markdown`]: titles, summaries, link destinations (from the anchor engine's scan);
 //! - [`passages`]: files → line-range passages;
 //! - [`index`]: the tantivy index and BM25F scoring;
 //! - [`task`]: request → weighted, IDF-selected terms;
@@ -45,6 +45,7 @@ pub mod wire;
 pub use anchor_facts::TreeAnchorFacts;
 pub use classify::{Kind, Role};
 pub use engine::{AnchorFacts, ContextEngine, EngineOptions, IndexStats, NoAnchorFacts, RankedFile, Ranking, RefreshReport};
-pub use relations::{ImportExtractor, ImportRef};
+pub use index::ImportRef;
+pub use relations::ImportExtractor;
 pub use task::{OpenBuffer, TaskInput};
 pub use wire::{AnchorCounts, Focus, Item, Lifecycle, PackParams, PackResult, Position, QueryParam};

@@ -1,11 +1,14 @@
 //! What a document says about itself and where it points: title, summary, and the link
 //! destinations (with their line) that become `references` / `documents` relations.
 //!
-//! Links come from CommonMark events (so code fences never yield links), plus inline code
-//! spans that name a path — the `src/x.ts` / `docs/y.md:12` style common in AGENTS.md —
-//! which only count when they resolve to a real workspace file (see relations.rs).
+//! Links are not parsed here: [`link_refs`] reads the pointers of the anchor engine's one
+//! Markdown scan ([`knit_anchors::markdown::scan`]), so both engines read a doc's links
+//! alike and code fences never yield links. They are links and images of every style,
+//! reference definitions, and inline code spans that name a path — the `src/x.ts` /
+//! `docs/y.md:12` style common in AGENTS.md — which only count when they resolve to a real
+//! workspace file (see relations.rs).
 
-use pulldown_cmark::{Event, Options, Parser, Tag};
+use knit_anchors::markdown::{DocScan, PointerKind};
 use serde::{Deserialize, Serialize};
 
 /// Title/summary of a prose file and the lines they sit on.
@@ -198,51 +201,25 @@ pub fn code_head(text: &str, file_name: &str) -> DocHead {
     DocHead { title: file_name.to_string(), summary, head_end_line: 0 }
 }
 
-/// True when an inline code span plausibly names a file (`src/a.ts`, `docs/x.md:12`).
-fn looks_like_path(code: &str) -> bool {
-    let t = code.trim();
-    !t.is_empty()
-        && t.len() <= 300
-        && !t.contains(char::is_whitespace)
-        && !t.contains("://")
-        && (t.contains('/') || t.rsplit('.').next().is_some_and(|ext| ext.len() <= 5 && ext != t && ext.chars().all(|c| c.is_ascii_alphanumeric())))
-}
-
-/// Every link destination and path-like code span of a Markdown document, with lines.
-/// Capped at 2000 to bound pathological documents.
-pub fn extract_links(text: &str) -> Vec<LinkRef> {
+/// Every link destination and path-like code span of a Markdown document, with lines, from
+/// its scan. Capped at 2000 to bound pathological documents: links, images and code spans
+/// first, in source order, then the reference definitions not already seen on their line.
+/// Sorted by line.
+pub fn link_refs(scan: &DocScan) -> Vec<LinkRef> {
     const MAX_LINKS: usize = 2000;
-    // The anchor engine's byte-offset → line index: one implementation for both engines.
-    let lines = knit_anchors::markdown::LineIndex::new(text);
-    let mut out: Vec<LinkRef> = Vec::new();
-    let parser = Parser::new_ext(text, Options::empty());
-    let definitions: Vec<(String, usize)> = parser
-        .reference_definitions()
-        .iter()
-        .map(|(_, def)| (def.dest.to_string(), def.span.start))
+    let (definitions, uses): (Vec<_>, Vec<_>) = scan.pointers.iter().partition(|p| p.kind == PointerKind::Definition);
+    let mut out: Vec<LinkRef> = uses
+        .into_iter()
+        .take(MAX_LINKS)
+        .map(|p| LinkRef { destination: p.dest.clone(), line: p.line, from_code_span: p.kind == PointerKind::CodePath })
         .collect();
-    for (event, range) in parser.into_offset_iter() {
-        if out.len() >= MAX_LINKS {
-            break;
-        }
-        match event {
-            Event::Start(Tag::Link { dest_url, .. }) | Event::Start(Tag::Image { dest_url, .. }) => {
-                out.push(LinkRef { destination: dest_url.to_string(), line: lines.line_of(range.start), from_code_span: false });
-            }
-            Event::Code(code) if looks_like_path(&code) => {
-                out.push(LinkRef { destination: code.trim().to_string(), line: lines.line_of(range.start), from_code_span: true });
-            }
-            _ => {}
-        }
-    }
     let mut seen: std::collections::HashSet<(String, u32)> = out.iter().map(|l| (l.destination.clone(), l.line)).collect();
-    for (destination, offset) in definitions {
+    for definition in definitions {
         if out.len() >= MAX_LINKS {
             break;
         }
-        let line = lines.line_of(offset);
-        if seen.insert((destination.clone(), line)) {
-            out.push(LinkRef { destination, line, from_code_span: false });
+        if seen.insert((definition.dest.clone(), definition.line)) {
+            out.push(LinkRef { destination: definition.dest.clone(), line: definition.line, from_code_span: false });
         }
     }
     out.sort_by_key(|l| l.line);
@@ -282,11 +259,20 @@ mod tests {
     #[test]
     fn links_carry_lines_and_ignore_fences() {
         let text = "# T\n\nSee [r](../src/r.ts#Resolver.run) and `docs/x.md`.\n\n```\n[no](y.md)\n```\n[ref]: other.md\n";
-        let links = extract_links(text);
+        let links = link_refs(&knit_anchors::markdown::scan(text));
         let found: Vec<(&str, u32, bool)> = links.iter().map(|l| (l.destination.as_str(), l.line, l.from_code_span)).collect();
         assert!(found.contains(&("../src/r.ts#Resolver.run", 3, false)), "{found:?}");
         assert!(found.contains(&("docs/x.md", 3, true)), "{found:?}");
         assert!(found.contains(&("other.md", 8, false)), "{found:?}");
         assert!(!found.iter().any(|f| f.0 == "y.md"), "{found:?}");
+    }
+
+    #[test]
+    fn links_are_read_as_the_anchor_engine_reads_them() {
+        // GitHub-flavoured: a footnote is not a reference definition, and a table cell's
+        // `\|` is a pipe
+        let text = "Text[^1].\n\n[^1]: docs/a.md\n\n| a |\n|---|\n| `src/a\\|b.ts` |\n";
+        let links = link_refs(&knit_anchors::markdown::scan(text));
+        assert_eq!(links, vec![LinkRef { destination: "src/a|b.ts".into(), line: 7, from_code_span: true }]);
     }
 }

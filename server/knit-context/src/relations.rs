@@ -5,25 +5,17 @@
 //!   the syntax tree through an [`ImportExtractor`], never from a regex here);
 //! - `tests`: a test file and its subject by naming convention, unique matches only.
 //!
-//! Pure: built from file records and the set of workspace paths.
+//! Pure: built from file records and the set of workspace paths. The records, with the
+//! links and imports they keep (`LinkRef`, [`ImportRef`]), are `index`'s; this module
+//! reads them and `index` does not depend on it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use percent_encoding::percent_decode_str;
-use serde::{Deserialize, Serialize};
 
 use crate::classify::{self, Kind};
-use crate::index::FileRecord;
+use crate::index::{FileRecord, ImportRef};
 use crate::wire::RelationType;
-
-/// An import as the syntax layer reports it (`knit_syntax::imports` has this shape).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImportRef {
-    #[serde(rename = "s")]
-    pub specifier: String,
-    #[serde(rename = "l")]
-    pub line: u32,
-}
 
 /// `fn(path, source) -> imports`. The default is [`syntax_imports`]; `None` disables the
 /// `imports` relation; tests may substitute a double.
