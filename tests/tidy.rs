@@ -9,6 +9,9 @@
 //!    is the benchmark machinery listed in [`BENCH_CODE`] (it generates and reads its own
 //!    scratch workspaces, never a user's).
 //! 2. Every module says what it owns: each Rust file starts with a `//!` header.
+//! 3. Dependencies between a crate's modules go one way: no cycle among its top-level
+//!    modules (`crate::a` naming `crate::b` and back), so each can be read, and changed,
+//!    knowing only what it builds on. Tests and comments do not count.
 //!
 //! A failure names the file and line and the rule it breaks.
 
@@ -149,11 +152,23 @@ fn code_only(src: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// `code` with every `#[cfg(test)]` item blanked (tests may build fixtures on disk).
+/// Whether a `#[cfg(…)]` predicate holds only under test (`test`, `all(test, …)`).
+fn test_only(predicate: &str) -> bool {
+    let p: String = predicate.chars().filter(|c| !c.is_whitespace()).collect();
+    p == "test" || (p.starts_with("all(") && p[4..].split([',', ')']).any(|w| w == "test"))
+}
+
+/// `code` with every test-only item (`#[cfg(test)]`, `#[cfg(all(test, …))]`) blanked
+/// (tests may build fixtures on disk).
 fn without_test_items(code: &str) -> String {
     let mut out = code.as_bytes().to_vec();
     let mut from = 0;
-    while let Some(at) = code[from..].find("#[cfg(test)]").map(|p| p + from) {
+    while let Some(at) = code[from..].find("#[cfg(").map(|p| p + from) {
+        let Some(close) = code[at..].find(")]").map(|p| p + at) else { break };
+        if !test_only(&code[at + "#[cfg(".len()..close]) {
+            from = close;
+            continue;
+        }
         // The item ends at the brace matching its first `{`, or at its `;`.
         let rest = &code.as_bytes()[at..];
         let mut depth = 0usize;
@@ -259,6 +274,125 @@ fn every_module_has_a_header() {
     assert!(missing.is_empty(), "modules without a `//!` header saying what they own:\n{}", missing.join("\n"));
 }
 
+/// The top-level modules of the crate that `code` names (`crate::a::…`, `crate::{a, b::c}`).
+fn crate_modules_named(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = code.as_bytes();
+    let ident = |from: usize| -> String { code[from..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    let mut from = 0;
+    while let Some(at) = code[from..].find("crate::").map(|p| p + from) {
+        from = at + "crate::".len();
+        // `knit_crate::x` is another crate's path.
+        if at > 0 && (b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_') {
+            continue;
+        }
+        if b.get(from) == Some(&b'{') {
+            // Names at depth 1 of the group: after `{` and after each `,` at that depth.
+            let mut depth = 0;
+            let mut expect = true;
+            for (k, ch) in code[from..].char_indices() {
+                match ch {
+                    '{' => {
+                        depth += 1;
+                        expect = depth == 1;
+                    }
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    ',' if depth == 1 => expect = true,
+                    c if expect && depth == 1 && (c.is_alphanumeric() || c == '_') => {
+                        out.push(ident(from + k));
+                        expect = false;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            let name = ident(from);
+            if !name.is_empty() {
+                out.push(name);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// A cycle in `edges` (module → modules it names), as a path that returns to its start.
+fn find_cycle(edges: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        v: &str,
+        edges: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        state: &mut std::collections::HashMap<String, u8>,
+        path: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(v.to_string(), 1);
+        path.push(v.to_string());
+        for w in edges.get(v).into_iter().flatten() {
+            if !edges.contains_key(w) {
+                continue; // not a module of this crate (a re-export at the root, a macro)
+            }
+            match state.get(w.as_str()).copied().unwrap_or(0) {
+                1 => {
+                    let start = path.iter().position(|p| p == w).unwrap_or(0);
+                    let mut cycle = path[start..].to_vec();
+                    cycle.push(w.clone());
+                    return Some(cycle);
+                }
+                0 => {
+                    if let Some(c) = visit(w, edges, state, path) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        path.pop();
+        state.insert(v.to_string(), 2);
+        None
+    }
+    let mut state = std::collections::HashMap::new();
+    for v in edges.keys() {
+        if state.get(v.as_str()).copied().unwrap_or(0) == 0 {
+            if let Some(c) = visit(v, edges, &mut state, &mut Vec::new()) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn module_dependencies_go_one_way() {
+    let mut failures = Vec::new();
+    let mut crates: Vec<PathBuf> = fs::read_dir(root().join("server")).expect("server/").flatten().map(|e| e.path()).collect();
+    crates.sort();
+    for c in crates {
+        let src_dir = c.join("src");
+        let mut files = Vec::new();
+        rust_files(&src_dir, &mut files);
+        let mut edges: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+        for f in files {
+            let rel = f.strip_prefix(&src_dir).expect("under src").to_string_lossy().replace('\\', "/");
+            let top = rel.split('/').next().unwrap_or("").trim_end_matches(".rs").to_string();
+            if top == "lib" || top == "main" {
+                continue;
+            }
+            let code = without_test_items(&code_only(&fs::read_to_string(&f).expect("readable source")));
+            let named: Vec<String> = crate_modules_named(&code).into_iter().filter(|m| *m != top).collect();
+            edges.entry(top).or_default().extend(named);
+        }
+        if let Some(cycle) = find_cycle(&edges) {
+            failures.push(format!("{}: {}", rel(&c), cycle.join(" → ")));
+        }
+    }
+    assert!(failures.is_empty(), "modules that depend on each other (make the dependency one-way):\n{}", failures.join("\n"));
+}
+
 #[test]
 fn the_rules_catch_what_they_are_about() {
     // Planted violations are found…
@@ -275,10 +409,23 @@ fn the_rules_catch_what_they_are_about() {
         "let c = '\"'; let d = '\\'';\n",
         "fn ok() { tree.exists(path); }\n",
         "#[cfg(test)]\nmod tests {\n    use std::fs;\n    fn t() { if true { fs::write(\"a\", \"b\").unwrap(); } }\n}\n",
+        "#[cfg(all(test, target_os = \"linux\"))]\nmod linux_tests { fn t() { std::fs::read(\"x\"); } }\n",
         "fn after() {}\n",
     );
     assert_eq!(fs_uses(innocent), Vec::<(usize, String)>::new());
-    // Code after a test module is still checked.
-    let after = "#[cfg(test)]\nmod tests { fn t() {} }\nfn g() { std::fs::read(\"x\"); }\n";
-    assert_eq!(fs_uses(after).into_iter().map(|(l, _)| l).collect::<Vec<_>>(), vec![3]);
+    // Module names, single and grouped; another crate's `x_crate::` is not ours.
+    assert_eq!(
+        crate_modules_named("use crate::a::B;\nuse crate::{c, d::{E, F}, g::h};\nlet x = crate::i::j();\nuse knit_crate::k;"),
+        vec!["a", "c", "d", "g", "i"]
+    );
+    let mut edges: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+    edges.insert("index".into(), ["relations".to_string()].into());
+    edges.insert("relations".into(), ["index".to_string(), "classify".to_string()].into());
+    edges.insert("classify".into(), Default::default());
+    assert_eq!(find_cycle(&edges), Some(vec!["index".to_string(), "relations".to_string(), "index".to_string()]));
+    edges.insert("index".into(), Default::default());
+    assert_eq!(find_cycle(&edges), None);
+    // Code after a test module is still checked, and so is code only *not* under test.
+    let after = "#[cfg(test)]\nmod tests { fn t() {} }\nfn g() { std::fs::read(\"x\"); }\n#[cfg(not(test))]\nfn h() { std::fs::read(\"y\"); }\n";
+    assert_eq!(fs_uses(after).into_iter().map(|(l, _)| l).collect::<Vec<_>>(), vec![3, 5]);
 }
