@@ -129,6 +129,22 @@ local ok, err = pcall(function()
   check("stale-anchor diagnostic on line 3", stale ~= nil and stale.message:find("AnchorResolver.resolve", 1, true) ~= nil, diag_summary(doc))
   check("moved-renamed diagnostic on line 6", find_diag(doc, "moved-renamed", 5) ~= nil, diag_summary(doc))
 
+  -- 1a. the doc's outline (:lua vim.lsp.buf.document_symbol(), which Neovim 0.7 puts in
+  -- the quickfix list): headings and, under them, each anchor with its state
+  vim.fn.setqflist({}, " ", { title = "before symbols", items = {} })
+  vim.lsp.buf.document_symbol()
+  vim.wait(TIMEOUT, function()
+    return vim.fn.getqflist({ title = 1 }).title ~= "before symbols"
+  end, 50)
+  local outline = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(outline, item.text)
+  end
+  local joined = table.concat(outline, " | ")
+  check("document symbols list the heading and the anchors", joined:find("Architecture", 1, true) ~= nil and joined:find("resolver", 1, true) ~= nil and joined:find("languageForPath", 1, true) ~= nil, outline)
+  vim.cmd("silent! cclose")
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(doc))
+
   -- 1b. Neovim 0.7 does not watch files for the server: a change made on disk behind the
   -- editor (a checkout, another program) still reaches the diagnostics, without :e.
   local paths_ts = root .. "/src/util/paths.ts"

@@ -121,6 +121,7 @@ impl LanguageServer for Backend {
                     ..Default::default()
                 })),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
+                document_symbol_provider: Some(OneOf::Left(true)),
                 definition_provider: Some(OneOf::Left(true)),
                 references_provider: Some(OneOf::Left(true)),
                 completion_provider: Some(CompletionOptions {
@@ -249,6 +250,11 @@ impl LanguageServer for Backend {
     async fn code_action(&self, p: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let snap = self.snapshot().await?;
         self.blocking(move || handlers::code_action::code_actions(&snap, &p)).await
+    }
+
+    async fn document_symbol(&self, p: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+        let snap = self.snapshot().await?;
+        self.blocking(move || handlers::document_symbol::document_symbols(&snap, &p.text_document.uri)).await
     }
 
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {

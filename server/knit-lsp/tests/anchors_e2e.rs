@@ -285,3 +285,52 @@ async fn one_action_confirms_every_reviewed_anchor_of_the_file() {
     c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p) == ["broken-link"]).await;
     c.shutdown().await;
 }
+
+/// The outline of a doc: headings nested by level, each anchor under its section with its
+/// state as the detail.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn document_symbols_outline_sections_and_their_anchors() {
+    let (_tmp, root) = workspace("basic");
+    let text = concat!(
+        "# Guide\n",
+        "Intro to the [subtotal](../src/cart.ts#subtotal).\n",
+        "## Prices\n",
+        "[formatPrice](../src/cart.ts#formatPrice) and [gone](../src/cart.ts#nope).\n",
+        "### Deep\n",
+        "The [fields](../src/cart.ts#L1-L5).\n",
+        "## Other\n",
+        "Nothing here.\n",
+        "# Appendix\n",
+    );
+    std::fs::write(root.join("docs/outline.md"), text).unwrap();
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/outline.md");
+    c.open(&doc, text).await;
+    let symbols = c.request("textDocument/documentSymbol", json!({ "textDocument": { "uri": doc } })).await.unwrap();
+    // name (detail) [kind] { children }
+    fn outline(list: &Value) -> Vec<String> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let kids = s.get("children").map(outline).unwrap_or_default();
+                let detail = s["detail"].as_str().map(|d| format!(" ({d})")).unwrap_or_default();
+                let inner = if kids.is_empty() { String::new() } else { format!(" {{ {} }}", kids.join(", ")) };
+                format!("{}{} [{}]{}", s["name"].as_str().unwrap(), detail, s["kind"], inner)
+            })
+            .collect()
+    }
+    assert_eq!(
+        outline(&symbols),
+        vec![
+            "Guide [15] { subtotal (unrecorded · ../src/cart.ts#subtotal) [12], Prices [15] { formatPrice (unrecorded · ../src/cart.ts#formatPrice) [12], gone (invalid · ../src/cart.ts#nope) [20], Deep [15] { fields (unrecorded · ../src/cart.ts#L1-L5) [16] } }, Other [15] }".to_string(),
+            "Appendix [15]".to_string(),
+        ]
+    );
+    // A section's range runs to the next heading of its level; the selection is the heading line.
+    let guide = &symbols[0];
+    assert_eq!(guide["selectionRange"]["start"]["line"], 0);
+    assert_eq!(guide["range"]["end"]["line"], 8, "{guide:#}");
+    assert!(c.init_result["capabilities"]["documentSymbolProvider"] == true);
+    c.shutdown().await;
+}

@@ -10,6 +10,7 @@ pub mod code_lens;
 pub mod completion;
 pub mod context_pack;
 pub mod definition;
+pub mod document_symbol;
 pub mod execute_command;
 pub mod hover;
 pub mod references;
