@@ -145,6 +145,20 @@ local ok, err = pcall(function()
   vim.cmd("silent! cclose")
   vim.api.nvim_set_current_win(vim.fn.bufwinid(doc))
 
+  -- 1a'. anchored declarations by name from anywhere (vim.lsp.buf.workspace_symbol)
+  vim.fn.setqflist({}, " ", { title = "before workspace symbols", items = {} })
+  vim.lsp.buf.workspace_symbol("extensionOf")
+  vim.wait(TIMEOUT, function()
+    return vim.fn.getqflist({ title = 1 }).title ~= "before workspace symbols"
+  end, 50)
+  local wsyms = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(wsyms, ("%s:%d %s"):format(vim.api.nvim_buf_get_name(item.bufnr):sub(#root + 2), item.lnum, item.text))
+  end
+  check("workspace symbols find the anchored declaration where it is", #wsyms == 1 and wsyms[1]:find("^src/util/paths.ts:2 ") ~= nil, wsyms)
+  vim.cmd("silent! cclose")
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(doc))
+
   -- 1b. Neovim 0.7 does not watch files for the server: a change made on disk behind the
   -- editor (a checkout, another program) still reaches the diagnostics, without :e.
   local paths_ts = root .. "/src/util/paths.ts"

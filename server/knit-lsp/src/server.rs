@@ -122,6 +122,7 @@ impl LanguageServer for Backend {
                 })),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
                 definition_provider: Some(OneOf::Left(true)),
                 references_provider: Some(OneOf::Left(true)),
                 completion_provider: Some(CompletionOptions {
@@ -255,6 +256,12 @@ impl LanguageServer for Backend {
     async fn document_symbol(&self, p: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
         let snap = self.snapshot().await?;
         self.blocking(move || handlers::document_symbol::document_symbols(&snap, &p.text_document.uri)).await
+    }
+
+    async fn symbol(&self, p: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {
+        let snap = self.snapshot().await?;
+        let found = self.blocking(move || handlers::workspace_symbol::workspace_symbols(&snap, &p.query)).await?;
+        Ok(Some(WorkspaceSymbolResponse::Flat(found)))
     }
 
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {

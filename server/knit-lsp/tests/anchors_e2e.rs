@@ -334,3 +334,29 @@ async fn document_symbols_outline_sections_and_their_anchors() {
     assert!(c.init_result["capabilities"]["documentSymbolProvider"] == true);
     c.shutdown().await;
 }
+
+/// Anchored declarations are found by name from anywhere, where they are now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_symbols_find_anchored_declarations_by_name() {
+    let (_tmp, root) = workspace("basic");
+    let c = Client::start(&root).await;
+    // After the first scan every doc has a report.
+    c.diagnostics_codes(&uri(&root, "docs/arch.md"), &["broken-link", "unrecorded", "unrecorded", "unrecorded", "unrecorded", "unrecorded"]).await;
+    let found = c.request("workspace/symbol", json!({ "query": "total" })).await.unwrap();
+    let names: Vec<&str> = found.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    // Names starting with the query first, then the rest; each declaration once.
+    assert_eq!(names, vec!["Cart.total", "subtotal"], "{found:#}");
+    let total = &found[0];
+    assert_eq!(total["location"]["uri"], uri(&root, "src/cart.ts"));
+    let cart = read(&root, "src/cart.ts");
+    let line = cart.lines().position(|l| l.trim_start().starts_with("total(")).unwrap();
+    assert_eq!(total["location"]["range"]["start"]["line"], line as u64, "{total:#}");
+    assert_eq!(total["kind"], 6, "a method");
+    assert!(total["containerName"].as_str().unwrap().contains("described in docs/arch.md"));
+    // Unrelated names are not offered; an empty query lists every anchored declaration.
+    let none = c.request("workspace/symbol", json!({ "query": "zzz" })).await.unwrap();
+    assert_eq!(none, json!([]));
+    let all = c.request("workspace/symbol", json!({ "query": "" })).await.unwrap();
+    assert!(all.as_array().unwrap().len() >= 4, "{all:#}");
+    c.shutdown().await;
+}

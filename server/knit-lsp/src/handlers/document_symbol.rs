@@ -4,10 +4,10 @@
 //! `lost`, …) and a kind from what it points at — so an editor's outline or symbol picker
 //! shows where a doc has drifted.
 
-use super::util::doc_at;
+use super::util::{anchor_symbol_kind, doc_at};
 use crate::snapshot::Snapshot;
 use knit_anchors::markdown::{scan, Heading};
-use knit_anchors::{AnchorResult, Target};
+use knit_anchors::AnchorResult;
 use tower_lsp_server::ls_types::{DocumentSymbol, DocumentSymbolResponse, Position, Range, SymbolKind, Uri};
 
 pub fn document_symbols(snap: &Snapshot, uri: &Uri) -> Option<DocumentSymbolResponse> {
@@ -72,35 +72,11 @@ fn anchor_symbol(a: &AnchorResult, range: Range) -> DocumentSymbol {
     DocumentSymbol {
         name,
         detail: Some(format!("{} · {}", a.verdict.state.as_str(), a.anchor.link.dest_raw)),
-        kind: anchor_kind(a),
+        kind: anchor_symbol_kind(a),
         tags: None,
         deprecated: None,
         range,
         selection_range: range,
         children: None,
-    }
-}
-
-/// What the anchor points at, as a symbol kind: the declaration's kind where it resolved.
-fn anchor_kind(a: &AnchorResult) -> SymbolKind {
-    match &a.anchor.target {
-        Ok(Target::Lines { .. }) => SymbolKind::NUMBER,
-        Ok(Target::Doc { .. }) => SymbolKind::STRING,
-        Ok(Target::File { .. }) => SymbolKind::FILE,
-        Ok(Target::Symbol { .. }) => match a.verdict.now.as_ref().and_then(|n| n.kind.as_deref()) {
-            Some("function" | "macro") => SymbolKind::FUNCTION,
-            Some("method" | "get" | "set" | "subscript" | "init") => SymbolKind::METHOD,
-            Some("class" | "actor" | "object") => SymbolKind::CLASS,
-            Some("interface" | "protocol" | "trait" | "type" | "typealias") => SymbolKind::INTERFACE,
-            Some("enum") => SymbolKind::ENUM,
-            Some("case" | "variant" | "member" | "entry") => SymbolKind::ENUM_MEMBER,
-            Some("struct") => SymbolKind::STRUCT,
-            Some("property" | "field") => SymbolKind::PROPERTY,
-            Some("const" | "constant") => SymbolKind::CONSTANT,
-            Some("module" | "namespace" | "mod" | "extension" | "impl") => SymbolKind::NAMESPACE,
-            Some(_) => SymbolKind::VARIABLE,
-            None => SymbolKind::KEY,
-        },
-        Err(_) => SymbolKind::KEY,
     }
 }

@@ -14,4 +14,5 @@ pub mod document_symbol;
 pub mod execute_command;
 pub mod hover;
 pub mod references;
+pub mod workspace_symbol;
 mod util;

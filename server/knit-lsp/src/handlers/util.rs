@@ -5,12 +5,12 @@ use crate::analysis::DocReport;
 use crate::diagnostics::CodeLines;
 use crate::document::FileKind;
 use crate::snapshot::{FolderSnap, Located, Snapshot};
-use knit_anchors::Now;
+use knit_anchors::{AnchorResult, Now, Target};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tower_lsp_server::ls_types::{
-    DocumentChanges, Location, OneOf, OptionalVersionedTextDocumentIdentifier, Position, TextDocumentEdit, TextEdit, Uri,
-    WorkspaceEdit,
+    DocumentChanges, Location, OneOf, OptionalVersionedTextDocumentIdentifier, Position, SymbolKind, TextDocumentEdit, TextEdit,
+    Uri, WorkspaceEdit,
 };
 
 /// A Markdown file under a request, with its report and the byte offset of `pos`.
@@ -91,5 +91,36 @@ pub fn fence_lang(path: &str) -> &'static str {
         "kt" | "kts" => "kotlin",
         "md" | "markdown" => "markdown",
         _ => "",
+    }
+}
+
+/// What the anchor points at, as a symbol kind: the declaration's kind where it resolved.
+pub fn anchor_symbol_kind(a: &AnchorResult) -> SymbolKind {
+    match &a.anchor.target {
+        Ok(Target::Lines { .. }) => SymbolKind::NUMBER,
+        Ok(Target::Doc { .. }) => SymbolKind::STRING,
+        Ok(Target::File { .. }) => SymbolKind::FILE,
+        Ok(Target::Symbol { .. }) => match a.verdict.now.as_ref().and_then(|n| n.kind.as_deref()) {
+            Some(kind) => declaration_symbol_kind(kind),
+            None => SymbolKind::KEY,
+        },
+        Err(_) => SymbolKind::KEY,
+    }
+}
+
+/// A declaration's exact kind (`function`, `class`, …) as an LSP symbol kind.
+pub fn declaration_symbol_kind(kind: &str) -> SymbolKind {
+    match kind {
+        "function" | "macro" => SymbolKind::FUNCTION,
+        "method" | "get" | "set" | "subscript" | "init" => SymbolKind::METHOD,
+        "class" | "actor" | "object" => SymbolKind::CLASS,
+        "interface" | "protocol" | "trait" | "type" | "typealias" => SymbolKind::INTERFACE,
+        "enum" => SymbolKind::ENUM,
+        "case" | "variant" | "member" | "entry" => SymbolKind::ENUM_MEMBER,
+        "struct" => SymbolKind::STRUCT,
+        "property" | "field" => SymbolKind::PROPERTY,
+        "const" | "constant" => SymbolKind::CONSTANT,
+        "module" | "namespace" | "mod" | "extension" | "impl" => SymbolKind::NAMESPACE,
+        _ => SymbolKind::VARIABLE,
     }
 }
