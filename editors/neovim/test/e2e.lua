@@ -476,6 +476,37 @@ local ok, err = pcall(function()
       vim.cmd("silent! edit!")
     end
   end
+
+  -- 9. a doc's heading: references list the links to its section; rename rewrites the
+  -- heading and those links (vim.lsp.buf.rename, as a user would)
+  local guide_path = root .. "/docs/guide.md"
+  vim.fn.writefile({ "# Guide", "", "## Setup", "", "Steps. See [setup](#setup) again." }, guide_path)
+  vim.cmd("edit " .. vim.fn.fnameescape(guide_path))
+  local guide = vim.api.nvim_get_current_buf()
+  vim.wait(TIMEOUT, function()
+    return knit.get_client(guide) ~= nil
+  end, 50)
+  vim.api.nvim_win_set_cursor(0, { 3, 4 })
+  vim.fn.setqflist({}, " ", { title = "before heading references", items = {} })
+  vim.lsp.buf.references()
+  vim.wait(TIMEOUT, function()
+    return vim.fn.getqflist({ title = 1 }).title == "References"
+  end, 50)
+  local hrefs = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(hrefs, ("%s:%d"):format(vim.api.nvim_buf_get_name(item.bufnr):sub(#root + 2), item.lnum))
+  end
+  table.sort(hrefs)
+  check("references on a heading list it and the link to its section", vim.deep_equal(hrefs, { "docs/guide.md:3", "docs/guide.md:5" }), hrefs)
+  vim.cmd("silent! cclose")
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(guide))
+  vim.api.nvim_win_set_cursor(0, { 3, 4 })
+  vim.lsp.buf.rename("Getting started")
+  vim.wait(TIMEOUT, function()
+    return vim.api.nvim_buf_get_lines(guide, 2, 3, false)[1] == "## Getting started"
+  end, 50)
+  local renamed = vim.api.nvim_buf_get_lines(guide, 0, -1, false)
+  check("renaming a heading rewrites it and the links to it", renamed[3] == "## Getting started" and renamed[5] == "Steps. See [setup](#getting-started) again.", renamed)
 end)
 if not ok then
   check("test script ran without error", false, tostring(err))

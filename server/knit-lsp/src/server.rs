@@ -123,6 +123,7 @@ impl LanguageServer for Backend {
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Right(RenameOptions { prepare_provider: Some(true), work_done_progress_options: Default::default() })),
                 definition_provider: Some(OneOf::Left(true)),
                 references_provider: Some(OneOf::Left(true)),
                 completion_provider: Some(CompletionOptions {
@@ -239,7 +240,8 @@ impl LanguageServer for Backend {
     async fn references(&self, p: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let snap = self.snapshot().await?;
         let pp = p.text_document_position;
-        self.blocking(move || handlers::references::references(&snap, &pp.text_document.uri, pp.position)).await
+        let with_heading = p.context.include_declaration;
+        self.blocking(move || handlers::references::references(&snap, &pp.text_document.uri, pp.position, with_heading)).await
     }
 
     async fn completion(&self, p: CompletionParams) -> Result<Option<CompletionResponse>> {
@@ -256,6 +258,22 @@ impl LanguageServer for Backend {
     async fn document_symbol(&self, p: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
         let snap = self.snapshot().await?;
         self.blocking(move || handlers::document_symbol::document_symbols(&snap, &p.text_document.uri)).await
+    }
+
+    async fn prepare_rename(&self, p: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
+        let snap = self.snapshot().await?;
+        self.blocking(move || handlers::rename::prepare_rename(&snap, &p.text_document.uri, p.position)).await
+    }
+
+    async fn rename(&self, p: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let snap = self.snapshot().await?;
+        let pp = p.text_document_position;
+        let answer = self.blocking(move || handlers::rename::rename(&snap, &pp.text_document.uri, pp.position, &p.new_name)).await?;
+        answer.map_err(|why| {
+            let mut e = tower_lsp_server::jsonrpc::Error::invalid_params(why.clone());
+            e.message = format!("knit: {why}").into();
+            e
+        })
     }
 
     async fn symbol(&self, p: WorkspaceSymbolParams) -> Result<Option<WorkspaceSymbolResponse>> {

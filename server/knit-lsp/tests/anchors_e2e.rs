@@ -360,3 +360,46 @@ async fn workspace_symbols_find_anchored_declarations_by_name() {
     assert!(all.as_array().unwrap().len() >= 4, "{all:#}");
     c.shutdown().await;
 }
+
+/// A heading's references are the links to its section from every doc; renaming it
+/// rewrites the heading and every one of those links in one workspace edit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn headings_have_references_and_rename_with_their_links() {
+    let (_tmp, root) = workspace("basic");
+    let guide = "# Guide\n\nRead the [architecture](arch.md) first.\n\n## Install the tool\n\nSteps. See [below](#install-the-tool).\n\n## Other\n";
+    let readme = "# Read me\n\n[install](docs/guide.md#install-the-tool), [the guide](docs/guide.md), [other](docs/guide.md#other).\n";
+    std::fs::write(root.join("docs/guide.md"), guide).unwrap();
+    std::fs::write(root.join("README.md"), readme).unwrap();
+    let c = Client::start(&root).await;
+    c.diagnostics_codes(&uri(&root, "docs/arch.md"), &["broken-link", "unrecorded", "unrecorded", "unrecorded", "unrecorded", "unrecorded"]).await;
+    let doc = uri(&root, "docs/guide.md");
+    c.open(&doc, guide).await;
+    let at = json!({ "line": 4, "character": 5 });
+    let refs = c
+        .request("textDocument/references", json!({ "textDocument": { "uri": doc }, "position": at, "context": { "includeDeclaration": true } }))
+        .await
+        .unwrap();
+    let mut places: Vec<String> = refs.as_array().unwrap().iter().map(|l| format!("{}:{}", l["uri"].as_str().unwrap().rsplit('/').next().unwrap(), l["range"]["start"]["line"])).collect();
+    places.sort();
+    // The heading itself, the link within the doc, the link from README (not the others).
+    assert_eq!(places, vec!["README.md:2", "guide.md:4", "guide.md:6"], "{refs:#}");
+
+    let prep = c.request("textDocument/prepareRename", json!({ "textDocument": { "uri": doc }, "position": at })).await.unwrap();
+    assert_eq!(prep["placeholder"], "Install the tool");
+    assert_eq!(prep["range"]["start"], json!({ "line": 4, "character": 3 }));
+    let edit = c
+        .request("textDocument/rename", json!({ "textDocument": { "uri": doc }, "position": at, "newName": "Installing" }))
+        .await
+        .unwrap();
+    let guide_after = apply(guide, edit["changes"][&doc].as_array().unwrap(), false);
+    assert!(guide_after.contains("## Installing\n") && guide_after.contains("[below](#installing)"), "{guide_after}");
+    let readme_uri = uri(&root, "README.md");
+    let readme_after = apply(readme, edit["changes"][&readme_uri].as_array().unwrap(), false);
+    assert_eq!(readme_after, "# Read me\n\n[install](docs/guide.md#installing), [the guide](docs/guide.md), [other](docs/guide.md#other).\n");
+    // A name whose anchor another heading has is refused; so is renaming a line that is not a heading.
+    let clash = c.request("textDocument/rename", json!({ "textDocument": { "uri": doc }, "position": at, "newName": "Other" })).await;
+    assert!(clash.unwrap_err()["message"].as_str().unwrap().contains("#other"));
+    let not_heading = c.request("textDocument/prepareRename", json!({ "textDocument": { "uri": doc }, "position": { "line": 2, "character": 3 } })).await.unwrap();
+    assert_eq!(not_heading, Value::Null);
+    c.shutdown().await;
+}

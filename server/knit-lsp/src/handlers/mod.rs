@@ -14,5 +14,7 @@ pub mod document_symbol;
 pub mod execute_command;
 pub mod hover;
 pub mod references;
+pub mod rename;
+mod section_links;
 pub mod workspace_symbol;
 mod util;

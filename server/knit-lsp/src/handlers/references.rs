@@ -1,8 +1,12 @@
 //! `textDocument/references` in a code file: the doc links that describe the
 //! declaration under the cursor (anchors that resolve to it now, moves and renames
-//! followed), or the line-range anchors covering the cursor line.
+//! followed), or the line-range anchors covering the cursor line. On a doc's heading: the
+//! links of every doc to that section (`section_links`), and the heading itself when the
+//! client asks for the declaration too.
 
+use super::section_links::{heading_at, links_to_section};
 use super::util::uri_for;
+use crate::document::FileKind;
 use crate::snapshot::{FolderSnap, Snapshot};
 use knit_anchors::Now;
 use tower_lsp_server::ls_types::{Location, Position, Uri};
@@ -34,8 +38,24 @@ pub fn describers(snap: &Snapshot, folder: &FolderSnap, fi: usize, rel: &str) ->
     out
 }
 
-pub fn references(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Vec<Location>> {
+pub fn references(snap: &Snapshot, uri: &Uri, pos: Position, with_heading: bool) -> Option<Vec<Location>> {
     let loc = snap.file(uri)?;
+    if loc.kind == FileKind::Markdown {
+        let report = snap.doc_report(&loc);
+        let Some(h) = heading_at(&report, pos) else { return Some(Vec::new()) };
+        let mut out = Vec::new();
+        if with_heading {
+            let start = report.base() + h.start;
+            let end = report.text.text[start..].find('\n').map_or(report.text.text.len(), |p| start + p);
+            out.push(Location::new(uri.clone(), report.text.index.range(&report.text.text, start..end, snap.encoding)));
+        }
+        for l in links_to_section(loc.folder, &loc.rel, &report, &h.slug) {
+            let Some(doc_uri) = uri_for(snap, loc.folder, loc.fi, &l.doc) else { continue };
+            let base = l.report.base();
+            out.push(Location::new(doc_uri, l.range(l.link.span.start + base..l.link.span.end + base, snap)));
+        }
+        return Some(out);
+    }
     let line1 = pos.line + 1;
     let all = describers(snap, loc.folder, loc.fi, &loc.rel);
     if all.is_empty() {
