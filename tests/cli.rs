@@ -352,3 +352,33 @@ fn recording_a_paired_doc_does_not_make_anchors_to_it_stale() {
     let (_, report) = ws.check_json(&[]);
     assert_eq!(states(&report)[0], ("docs/a.md:3".to_string(), "stale".to_string()));
 }
+
+/// A link pointed at another declaration after its review keeps the old `knit:` title:
+/// the check says the baseline belongs to the old target (not "changed since review"),
+/// and `knit anchors record` replaces it, leaving reviewed anchors alone.
+#[test]
+fn a_retargeted_link_is_recorded_again_not_reported_stale() {
+    let ws = Ws::new();
+    ws.write(
+        "src/cart.ts",
+        "export function subtotal(items: number[]): number {\n  let sum = 0;\n  for (const i of items) sum += i;\n  return sum;\n}\n\nexport function tax(cents: number): number {\n  return Math.round(cents * 0.2);\n}\n",
+    );
+    ws.write("docs/cart.md", "# Cart\n\nThe [total](../src/cart.ts#subtotal) adds up; [tax](../src/cart.ts#tax) too.\n");
+    assert_eq!(ws.knit(&["anchors", "record"]).status.code(), Some(0));
+    let recorded = ws.read("docs/cart.md");
+    ws.write("docs/cart.md", &recorded.replacen("src/cart.ts#subtotal", "src/cart.ts#tax", 1));
+    let out = ws.knit(&["check"]);
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{human}");
+    assert!(human.contains("the baseline was recorded for `subtotal`, not `tax`"), "{human}");
+    assert!(human.contains("knit anchors record docs/cart.md"), "{human}");
+    assert_eq!(ws.knit(&["anchors", "record", "docs/cart.md"]).status.code(), Some(0));
+    let after = ws.read("docs/cart.md");
+    // The second anchor's reviewed baseline is untouched; the first got tax's.
+    let titles: Vec<&str> = after.split("\"knit:").skip(1).map(|t| t.split('"').next().unwrap()).collect();
+    assert_eq!(titles.len(), 2);
+    assert_eq!(titles[0], titles[1], "both now hold tax's baseline: {after}");
+    assert!(after.contains(recorded.split("\"knit:").nth(2).unwrap().split('"').next().unwrap()));
+    let out = ws.knit(&["check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}

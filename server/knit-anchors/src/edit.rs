@@ -106,8 +106,10 @@ pub fn dest_for(a: &Anchor, now: &Now) -> String {
     }
 }
 
-/// Records baselines into unrecorded anchors (never touching recorded ones). Returns the
-/// edits and the anchors that could not be recorded with why.
+/// Records baselines into unrecorded anchors (never touching reviewed ones: a recorded
+/// baseline is replaced only when it belongs to another target, the link having been
+/// pointed elsewhere since). Returns the edits and the anchors that could not be
+/// recorded with why.
 pub fn record(session: &mut Session, doc: &str, src: &str, include_docs: bool) -> (Vec<TextEdit>, Vec<(Anchor, Verdict)>) {
     let scanned = scan_doc(doc, src);
     let mut edits = Vec::new();
@@ -123,7 +125,7 @@ pub fn record(session: &mut Session, doc: &str, src: &str, include_docs: bool) -
         }
     }
     for a in anchors {
-        if a.baseline_raw.is_some() {
+        if a.baseline_raw.is_some() && session.resolve(&a).reason != "baseline_of_other_target" {
             continue;
         }
         match session.baseline_now(&a) {

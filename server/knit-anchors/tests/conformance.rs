@@ -21,6 +21,16 @@ struct Case {
     record: bool,
     #[serde(default)]
     expect: Vec<Expect>,
+    /// Text replaced in a doc after recording (a link pointed elsewhere, its title kept).
+    #[serde(default)]
+    replace: Vec<Replace>,
+}
+
+#[derive(Deserialize)]
+struct Replace {
+    doc: String,
+    from: String,
+    to: String,
 }
 
 fn yes() -> bool {
@@ -82,6 +92,13 @@ fn run_case(dir: &Path) -> Result<(), String> {
     }
     for d in &case.delete {
         tree.remove(d);
+    }
+    for r in &case.replace {
+        let text = tree.text(&r.doc).ok_or(format!("replace: no doc {}", r.doc))?.to_string();
+        if !text.contains(&r.from) {
+            return Err(format!("replace: {} does not contain {:?}", r.doc, r.from));
+        }
+        tree.insert(&r.doc, text.replacen(&r.from, &r.to, 1));
     }
     let docs = docs_of(&tree);
     let report = check(&tree, &cache, &cfg, &docs, &CheckOptions::default());

@@ -77,7 +77,11 @@ pub fn human(report: &CheckReport, docs: usize, root: &std::path::Path, colour: 
             .map(|c| if c.symbol.is_empty() { format!("candidate: {}", c.path) } else { format!("candidate: {}#{} (line {})", c.path, c.symbol, c.line) })
             .collect();
         // Several unrecorded anchors on one line would read alike: name each one's target.
-        let message = if a.state == State::Unrecorded { format!("{} has no baseline yet", target_label(&a.target)) } else { a.detail.message.clone() };
+        let message = if a.state == State::Unrecorded && a.detail.reason == "no_baseline" {
+            format!("{} has no baseline yet", target_label(&a.target))
+        } else {
+            a.detail.message.clone()
+        };
         findings.push(Finding { doc: a.doc.clone(), line: a.line, label: a.state.as_str(), message, notes, action: action_for(a.state, &a.doc, a.line) });
     }
     for b in &report.broken_links {

@@ -136,7 +136,9 @@ pub fn doc_diagnostics(
 pub fn anchor_message(a: &AnchorResult) -> String {
     let v = &a.verdict;
     match v.state {
-        State::Unrecorded => format!("`{}` has no recorded baseline yet: record it so knit can tell when the code changes", a.anchor.link.dest_raw),
+        State::Unrecorded if v.reason == "no_baseline" => {
+            format!("`{}` has no recorded baseline yet: record it so knit can tell when the code changes", a.anchor.link.dest_raw)
+        }
         State::Lost if !v.candidates.is_empty() => format!(
             "{} (candidates: {})",
             v.message,

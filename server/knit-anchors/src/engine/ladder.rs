@@ -103,6 +103,20 @@ impl Session<'_> {
                     if fingerprint == d.fingerprint {
                         return Verdict::new(State::Fresh, "identity_matched", "fresh").with_now(now);
                     }
+                    // The baseline is exactly another declaration of the file as it is now:
+                    // the link was pointed elsewhere after its review (`#foo` edited to
+                    // `#bar`, the old `knit:` title kept). Nobody reviewed the new target.
+                    if let Some(other) = syn.declarations.iter().find(|o| o.fingerprint == fingerprint) {
+                        return Verdict::new(
+                            State::Unrecorded,
+                            "baseline_of_other_target",
+                            format!(
+                                "the baseline was recorded for `{}`, not `{}`: the link was pointed at another declaration after its review; record it",
+                                other.qualified_name, d.qualified_name
+                            ),
+                        )
+                        .with_now(now);
+                    }
                     let mut v = Verdict::new(
                         State::Stale,
                         "body_changed",

