@@ -382,3 +382,55 @@ fn a_retargeted_link_is_recorded_again_not_reported_stale() {
     let out = ws.knit(&["check"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// `knit check --explain`: a stale anchor says which commit holds the reviewed version,
+/// which later commits changed the declaration (not the ones that touched only its
+/// neighbours), and the declaration's diff; JSON carries it as `detail.since`.
+#[test]
+fn explain_says_what_changed_since_review_from_git_history() {
+    let ws = recorded_ws();
+    ws.write("src/other.ts", "export const unrelated = 1;\n");
+    knit_e2e::git(ws.path(), &["init", "-q"]);
+    knit_e2e::git(ws.path(), &["add", "-A"]);
+    knit_e2e::git(ws.path(), &["commit", "-qm", "Add the resolver and its guide"]);
+    ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 2]"));
+    knit_e2e::git(ws.path(), &["commit", "-qam", "Take the parent folder instead"]);
+    ws.write("src/other.ts", "export const unrelated = 2;\n");
+    knit_e2e::git(ws.path(), &["commit", "-qam", "Touch something else"]);
+    let (code, report) = ws.check_json(&["--explain"]);
+    assert_eq!(code, 1);
+    let since = &report["anchors"][0]["detail"]["since"];
+    assert_eq!(since["reviewed_as_of"]["subject"], "Add the resolver and its guide", "{report:#}");
+    assert_eq!(since["reviewed_as_of"]["commit"].as_str().unwrap().len(), 12);
+    let changed: Vec<&str> = since["changed_by"].as_array().unwrap().iter().map(|c| c["subject"].as_str().unwrap()).collect();
+    assert_eq!(changed, vec!["Take the parent folder instead"]);
+    let diff = since["diff"].as_str().unwrap();
+    assert!(diff.contains("-    return parts[parts.length - 1] ?? path;\n+    return parts[parts.length - 2] ?? path;"), "{diff}");
+    // Without --explain nothing is read from history.
+    assert!(ws.check_json(&[]).1["anchors"][0]["detail"].get("since").is_none());
+    // The human report shows the same.
+    let out = ws.knit(&["check", "--explain"]);
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains("reviewed as of ") && human.contains("\"Add the resolver and its guide\""), "{human}");
+    assert!(human.contains("changed by ") && human.contains("Take the parent folder instead"), "{human}");
+    assert!(!human.contains("Touch something else"), "{human}");
+    // An uncommitted change: the reviewed version is HEAD's, and nothing committed changed it.
+    ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 3]"));
+    knit_e2e::git(ws.path(), &["reset", "-q", "--hard", "HEAD~2"]);
+    ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 3]"));
+    let human = String::from_utf8_lossy(&ws.knit(&["check", "--explain"]).stdout).to_string();
+    assert!(human.contains("no commit changed it since: the change is not committed yet"), "{human}");
+}
+
+/// Without git history, --explain says so plainly and the check works as without it.
+#[test]
+fn explain_without_history_says_so() {
+    let ws = recorded_ws();
+    ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 2]"));
+    let out = ws.knit(&["check", "--explain"]);
+    assert_eq!(out.status.code(), Some(1));
+    let human = String::from_utf8_lossy(&out.stdout);
+    assert!(human.contains("no commit holds the reviewed version"), "{human}");
+    let (_, report) = ws.check_json(&["--explain"]);
+    assert_eq!(report["anchors"][0]["detail"]["since_missing"], "not_in_history", "{report:#}");
+}

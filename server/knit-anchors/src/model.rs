@@ -143,6 +143,14 @@ pub struct Verdict {
     pub members: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_state: Option<String>,
+    /// What changed since review, from the linked file's history (`knit check --explain`,
+    /// hovers; computed by `engine::since`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<SinceReview>,
+    /// Why `since` is absent when it was asked for: `not_in_history` (no commit holds the
+    /// reviewed version) or `history_cut_short` (the time or commit bound stopped the read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since_missing: Option<&'static str>,
 }
 
 impl Verdict {
@@ -156,6 +164,8 @@ impl Verdict {
             candidates: Vec::new(),
             members: Vec::new(),
             previous_state: None,
+            since: None,
+            since_missing: None,
         }
     }
     pub fn with_now(mut self, now: Now) -> Self {
@@ -291,4 +301,28 @@ pub fn target_report(a: &Anchor, verdict: &Verdict) -> TargetReport {
             section: None,
         },
     }
+}
+
+/// A commit, as a reviewer reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CommitRef {
+    /// 12 hex digits.
+    pub commit: String,
+    /// Seconds since the Unix epoch.
+    pub time: i64,
+    pub subject: String,
+}
+
+/// The reviewed version of a declaration and what came after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SinceReview {
+    /// The commit whose version of the declaration is the one the doc was reviewed against.
+    pub reviewed_as_of: CommitRef,
+    /// Later commits that changed the declaration, newest first.
+    pub changed_by: Vec<CommitRef>,
+    /// Unified diff of the declaration, reviewed version → now, at most [`MAX_DIFF_LINES`](crate::engine::since::MAX_DIFF_LINES).
+    pub diff: String,
+    /// The diff was cut at [`MAX_DIFF_LINES`](crate::engine::since::MAX_DIFF_LINES).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub diff_truncated: bool,
 }

@@ -7,7 +7,7 @@ use crate::{CheckFormat, PlainFormat, RootArg};
 use anyhow::{bail, Context};
 use clap::Args;
 use knit_anchors::edit::{apply_edits, confirm, record};
-use knit_anchors::{check, CheckOptions, DeclCache, Session, SourceTree};
+use knit_anchors::{check, CheckOptions, DeclCache, Session, SourceTree, State};
 use knit_workspace::{changed_files, Config, DiskDeclStore, DiskTree, EditSnapshot, StateStore, WriteError};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,6 +17,11 @@ pub struct CheckArgs {
     /// Only anchors whose targets changed in the working tree, or since REV.
     #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "REV")]
     changed: Option<String>,
+    /// For stale, moved and renamed anchors, say what changed since review: the commit
+    /// of the reviewed version, the commits that changed the declaration after it, and
+    /// its diff (read from git history; JSON: `detail.since`).
+    #[arg(long)]
+    explain: bool,
     /// Markdown files or folders to check (default: the whole root).
     paths: Vec<PathBuf>,
     /// Output format.
@@ -122,7 +127,10 @@ pub fn run_check(root: &RootArg, args: &CheckArgs) -> anyhow::Result<u8> {
     let states = ws.cache_dir.as_deref().map(StateStore::new);
     let previous = states.as_ref().map(|s| s.load()).unwrap_or_default();
     let opts = CheckOptions { only_targets: changed.as_ref(), previous: Some(&previous) };
-    let report = check(&ws.tree, &ws.cache, &ws.config.check_config(), &docs, &opts);
+    let mut report = check(&ws.tree, &ws.cache, &ws.config.check_config(), &docs, &opts);
+    if args.explain {
+        explain_report(&ws, &mut report);
+    }
     if let Some(s) = &states {
         let now: HashMap<String, String> = report.anchors.iter().map(|a| (a.id.clone(), a.state.as_str().to_string())).collect();
         s.save(&now);
@@ -133,10 +141,42 @@ pub fn run_check(root: &RootArg, args: &CheckArgs) -> anyhow::Result<u8> {
         CheckFormat::Human => {
             use std::io::IsTerminal;
             let colour = output::wants_colour(std::io::stdout().is_terminal(), std::env::var_os("NO_COLOR").as_deref());
-            print!("{}", output::human(&report, docs.len(), &ws.root, colour))
+            print!("{}", output::human(&report, docs.len(), &ws.root, colour, args.explain))
         }
     }
     Ok(if report.all_fresh() { 0 } else { 1 })
+}
+
+/// Fills `detail.since` of the stale, moved and renamed anchors from git history, within
+/// an overall time bound (what is not reached by then is left without it).
+fn explain_report(ws: &Workspace, report: &mut knit_anchors::CheckReport) {
+    use knit_anchors::engine::since::{explain, NoSince};
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let limits = knit_workspace::VersionLimits { max_commits: 5000, max_versions: 200, max_bytes: ws.config.check_config().max_file_bytes, deadline };
+    let mut versions: HashMap<String, knit_workspace::FileHistory> = HashMap::new();
+    let mut history = |path: &str| -> knit_workspace::FileHistory {
+        versions.entry(path.to_string()).or_insert_with(|| knit_workspace::file_history(&ws.root, path, limits)).clone()
+    };
+    let mut session = Session::new(&ws.tree, &ws.cache, ws.config.check_config());
+    let mut scanned: HashMap<String, Vec<knit_anchors::Anchor>> = HashMap::new();
+    for a in report.anchors.iter_mut() {
+        if !matches!(a.state, State::Stale | State::Moved | State::Renamed | State::MovedRenamed) {
+            continue;
+        }
+        if std::time::Instant::now() >= deadline {
+            a.detail.since_missing = Some(NoSince::CutShort.as_str());
+            continue;
+        }
+        let anchors = scanned.entry(a.doc.clone()).or_insert_with(|| {
+            ws.tree.read(&a.doc, ws.config.check_config().max_file_bytes).map(|src| knit_anchors::scan_doc(&a.doc, src.strip_prefix('\u{feff}').unwrap_or(&src)).anchors).unwrap_or_default()
+        });
+        let Some(anchor) = anchors.iter().find(|x| x.id == a.id) else { continue };
+        match explain(&mut session, anchor, &a.detail, &mut history) {
+            Ok(s) => a.detail.since = Some(s),
+            Err(NoSince::NotApplicable) => {}
+            Err(why) => a.detail.since_missing = Some(why.as_str()),
+        }
+    }
 }
 
 /// A doc read for editing: its text (BOM removed) and the snapshot the write checks against.

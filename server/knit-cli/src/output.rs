@@ -64,18 +64,47 @@ fn paint(label: &str, colour: bool) -> String {
     format!("\x1b[{code}m{label}\x1b[0m")
 }
 
+/// `--explain`: the reviewed version, the commits after it that changed the declaration,
+/// and the declaration's diff; or, plainly, why there is none.
+fn since_notes(since: Option<&knit_anchors::SinceReview>, missing: Option<&str>) -> Vec<String> {
+    use knit_anchors::engine::since::day;
+    let Some(s) = since else {
+        return match missing {
+            Some("history_cut_short") => vec!["the reviewed version was not found within the time bound of reading history: compare by hand".to_string()],
+            Some(_) => vec!["no commit holds the reviewed version (not committed yet, a shallow clone, or no git history): compare by hand".to_string()],
+            None => Vec::new(),
+        };
+    };
+    let r = &s.reviewed_as_of;
+    let mut out = vec![format!("reviewed as of {} ({}, \"{}\")", r.commit, day(r.time), r.subject)];
+    if s.changed_by.is_empty() {
+        out.push("no commit changed it since: the change is not committed yet".to_string());
+    }
+    for c in &s.changed_by {
+        out.push(format!("changed by {} ({}) {}", c.commit, day(c.time), c.subject));
+    }
+    out.extend(s.diff.lines().map(|l| format!("  {l}")));
+    if s.diff_truncated {
+        out.push(format!("  … (cut; the whole change: git diff {} -- <file>)", r.commit));
+    }
+    out
+}
+
 /// The human report: findings in doc and line order, aligned, each with the step that
 /// resolves it; then a summary and the next step. `root` is named when there was nothing
 /// to check.
-pub fn human(report: &CheckReport, docs: usize, root: &std::path::Path, colour: bool) -> String {
+pub fn human(report: &CheckReport, docs: usize, root: &std::path::Path, colour: bool, explained: bool) -> String {
     let mut findings: Vec<Finding> = Vec::new();
     for a in report.anchors.iter().filter(|a| a.state != State::Fresh) {
-        let notes = a
+        let mut notes: Vec<String> = a
             .detail
             .candidates
             .iter()
             .map(|c| if c.symbol.is_empty() { format!("candidate: {}", c.path) } else { format!("candidate: {}#{} (line {})", c.path, c.symbol, c.line) })
             .collect();
+        if explained && matches!(a.state, State::Stale | State::Moved | State::Renamed | State::MovedRenamed) {
+            notes.extend(since_notes(a.detail.since.as_ref(), a.detail.since_missing));
+        }
         // Several unrecorded anchors on one line would read alike: name each one's target.
         let message = if a.state == State::Unrecorded && a.detail.reason == "no_baseline" {
             format!("{} has no baseline yet", target_label(&a.target))
@@ -212,6 +241,7 @@ pub fn sarif(report: &CheckReport) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
 
     #[test]
     fn colour_follows_the_terminal_and_no_color() {

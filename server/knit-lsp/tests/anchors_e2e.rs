@@ -403,3 +403,43 @@ async fn headings_have_references_and_rename_with_their_links() {
     assert_eq!(not_heading, Value::Null);
     c.shutdown().await;
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Hover on a stale anchor says what changed since review: the commit of the reviewed
+/// version, the commits since that changed the declaration, and its diff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hover_on_a_stale_anchor_shows_the_commits_and_the_diff_since_review() {
+    let (_tmp, root) = workspace("basic");
+    record_on_disk(&root, "docs/arch.md");
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "Cart and its docs"]);
+    let cart = read(&root, "src/cart.ts").replace("Math.max(0, raw - discount)", "Math.max(1, raw - discount)");
+    std::fs::write(root.join("src/cart.ts"), cart).unwrap();
+    git(&root, &["commit", "-qam", "Never charge nothing"]);
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/arch.md");
+    let text = read(&root, "docs/arch.md");
+    c.open(&doc, &text).await;
+    c.diagnostics_codes(&doc, &["broken-link", "stale"]).await;
+    let hover: Value = c
+        .request("textDocument/hover", json!({ "textDocument": { "uri": doc }, "position": pos_of(&text, "#Cart.total", false) }))
+        .await
+        .unwrap();
+    let md = hover["contents"]["value"].as_str().unwrap();
+    assert!(md.contains("Reviewed as of `") && md.contains("Cart and its docs"), "{md}");
+    assert!(md.contains("Changed since by:") && md.contains("Never charge nothing"), "{md}");
+    assert!(md.contains("```diff\n") && md.contains("-    return Math.max(0, raw - discount);") && md.contains("+    return Math.max(1, raw - discount);"), "{md}");
+    c.shutdown().await;
+}

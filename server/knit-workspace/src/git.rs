@@ -146,3 +146,70 @@ fn mtime(meta: &std::fs::Metadata) -> Option<(u32, u32)> {
     let d = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
     Some((d.as_secs() as u32, d.subsec_nanos()))
 }
+
+/// One version of a file in the history of HEAD: the commit that made it (its blob
+/// differs from the first parent's), when, its subject line, and the text.
+pub use knit_anchors::engine::since::{FileHistory, FileVersion};
+
+/// How far [`file_versions`] looks back.
+#[derive(Clone, Copy, Debug)]
+pub struct VersionLimits {
+    pub max_commits: usize,
+    pub max_versions: usize,
+    pub max_bytes: u64,
+    pub deadline: std::time::Instant,
+}
+
+/// The versions of workspace file `rel` along HEAD's history, newest first: one per commit
+/// whose blob of the file differs from its first parent's. Bounded in commits walked,
+/// versions kept, bytes per version and time; a version that is not UTF-8 or too large is
+/// skipped. Read in-process (no program of the repository runs).
+pub fn file_versions(root: &Path, rel: &str, limits: VersionLimits) -> Result<FileHistory, String> {
+    let repo = open_repository(root)?;
+    let path = format!("{}{rel}", prefix_in_workdir(&repo, root)?);
+    let head = repo.head_id().map_err(|e| format!("no HEAD commit ({e})"))?.detach();
+    let walk = repo.rev_walk([head]).first_parent_only().all().map_err(|e| e.to_string())?;
+    let blob_at = |commit: &gix::Commit<'_>| -> Option<gix::ObjectId> {
+        let tree = commit.tree().ok()?;
+        let entry = tree.lookup_entry_by_path(&path).ok()??;
+        entry.mode().is_blob().then(|| entry.object_id())
+    };
+    let mut out = Vec::new();
+    // True once the walk reaches the file's first version or the root commit.
+    let mut complete = true;
+    for (walked, info) in walk.enumerate() {
+        if walked >= limits.max_commits || out.len() >= limits.max_versions || std::time::Instant::now() >= limits.deadline {
+            complete = false;
+            break;
+        }
+        let Ok(info) = info else {
+            complete = false;
+            break;
+        };
+        let Ok(commit) = repo.find_commit(info.id) else {
+            complete = false;
+            break;
+        };
+        let Some(blob) = blob_at(&commit) else { break }; // the file did not exist before
+        let parent_blob = commit.parent_ids().next().and_then(|p| repo.find_commit(p).ok()).and_then(|p| blob_at(&p));
+        if parent_blob == Some(blob) {
+            continue;
+        }
+        let Ok(object) = repo.find_object(blob) else { continue };
+        if object.data.len() as u64 > limits.max_bytes {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&object.data) else { continue };
+        let decoded = commit.decode().map_err(|e| e.to_string())?;
+        let subject = decoded.message_summary().to_string();
+        let time = decoded.committer().map(|c| c.seconds()).unwrap_or(0);
+        out.push(FileVersion { commit: info.id.to_string(), time, subject, text: std::sync::Arc::from(text) });
+    }
+    Ok(FileHistory { versions: out, complete })
+}
+
+/// [`file_versions`], with no repository (or no commit yet) read as an empty, complete
+/// history: there is nothing more to find.
+pub fn file_history(root: &Path, rel: &str, limits: VersionLimits) -> FileHistory {
+    file_versions(root, rel, limits).unwrap_or(FileHistory { versions: Vec::new(), complete: true })
+}

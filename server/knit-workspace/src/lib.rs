@@ -20,7 +20,7 @@ pub mod watch;
 
 pub use config::{Config, ConfigError};
 pub use files::{Confined, EditSnapshot, FileStat, WriteError};
-pub use git::changed_files;
+pub use git::{changed_files, file_history, file_versions, FileHistory, FileVersion, VersionLimits};
 pub use history::{History, HistoryLimits};
 pub use store::{cache_base, cache_dir_for, state_base, workspace_key, DiskDeclStore, StateStore};
 pub use tree::{find_root, DiskTree};

@@ -11,6 +11,7 @@
 //! - [`lines`]: line-range anchors and their relocation; [`sections`]: doc sections.
 //! - [`links`]: what a doc holds (anchors, plain links, `path:12-40` mentions) and the
 //!   checks of plain links and mentions.
+//! - [`since`]: what changed since an anchor was reviewed, from the linked file's history.
 //! - [`analysis`]: the one per-doc analysis every face calls ([`analyze_doc`]);
 //!   [`check`](mod@check): the whole-workspace entry point of `knit check` and MCP.
 //!
@@ -29,6 +30,7 @@ pub mod links;
 mod repo_index;
 mod sections;
 mod session;
+pub mod since;
 
 pub use analysis::{analyze_doc, analyze_scanned, AnchorResult, AnchorTally, BrokenResult, DocAnalysis, MentionResult, Scope};
 pub use budget::{Budget, CheckConfig};

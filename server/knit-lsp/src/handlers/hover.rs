@@ -1,10 +1,13 @@
 //! `textDocument/hover` on an anchor: its state in words, where the declaration is now
 //! and what it is called, its current signature, what changed (stale containers name
-//! their members) and the candidates of a lost anchor.
+//! their members; stale, moved and renamed anchors say which commit holds the reviewed
+//! version, the commits since that changed the declaration, and its diff, read from git
+//! history within a short time bound) and the candidates of a lost anchor.
 
 use super::util::{doc_at, fence_lang};
 use crate::diagnostics::anchor_message;
 use crate::snapshot::Snapshot;
+use knit_anchors::engine::since::day;
 use knit_anchors::{State, Target};
 use std::fmt::Write;
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position, Uri};
@@ -37,6 +40,9 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
     }
     if v.changed {
         md.push_str("\nThe declaration also changed since the doc was reviewed.\n");
+    }
+    if matches!(v.state, State::Stale | State::Moved | State::Renamed | State::MovedRenamed) {
+        since_review(&at, a, &mut md);
     }
     if !v.members.is_empty() {
         md.push_str("\nChanged members:\n");
@@ -75,5 +81,49 @@ fn target_text(t: &Target) -> String {
             None => path.clone(),
         },
         Target::File { path } => path.clone(),
+    }
+}
+
+/// How long a hover may spend reading history (the rest of the hover does not wait longer).
+const HISTORY_BUDGET: std::time::Duration = std::time::Duration::from_millis(400);
+
+/// "Reviewed as of …", the commits since, and the declaration's diff.
+fn since_review(at: &super::util::DocAt, a: &knit_anchors::AnchorResult, md: &mut String) {
+    let folder = at.loc.folder;
+    let limits = knit_workspace::VersionLimits {
+        max_commits: 2000,
+        max_versions: 100,
+        max_bytes: folder.folder.check.max_file_bytes,
+        deadline: std::time::Instant::now() + HISTORY_BUDGET,
+    };
+    let root = folder.folder.canonical.clone();
+    let mut history = |path: &str| knit_workspace::file_history(&root, path, limits);
+    let mut session = folder.session();
+    use knit_anchors::engine::since::{explain, NoSince};
+    let s = match explain(&mut session, &a.anchor, &a.verdict, &mut history) {
+        Ok(s) => s,
+        Err(NoSince::NotApplicable) => return,
+        Err(NoSince::CutShort) => {
+            md.push_str("\nThe reviewed version was not found in the history read within a hover's time; `knit check --explain` reads further.\n");
+            return;
+        }
+        Err(NoSince::NotInHistory) => {
+            md.push_str("\nNo commit holds the reviewed version (not committed yet, a shallow clone, or no git history).\n");
+            return;
+        }
+    };
+    let r = &s.reviewed_as_of;
+    let _ = writeln!(md, "\nReviewed as of `{}` ({}, {})", r.commit, day(r.time), r.subject);
+    if s.changed_by.is_empty() {
+        md.push_str("\nNo commit changed it since: the change is not committed yet.\n");
+    } else {
+        md.push_str("\nChanged since by:\n");
+        for c in &s.changed_by {
+            let _ = writeln!(md, "- `{}` ({}) {}", c.commit, day(c.time), c.subject);
+        }
+    }
+    let _ = write!(md, "\n```diff\n{}```\n", s.diff);
+    if s.diff_truncated {
+        let _ = writeln!(md, "(cut; the whole change: `git diff {}`)", r.commit);
     }
 }

@@ -1,0 +1,222 @@
+//! What changed since an anchor was reviewed (DESIGN: a stale anchor should say what
+//! changed, not only that something did). Given the versions of the linked file along the
+//! history (newest first, read by the caller — knit-workspace reads git), the reviewed
+//! version is the newest one whose declaration has the baseline's fingerprint; the
+//! commits after it that changed the declaration, and a unified diff of the declaration
+//! from then to now, tell the reviewer what to check. Pure: no I/O here.
+
+use super::session::{Seen, Session};
+use crate::baseline::Baseline;
+use crate::model::{Anchor, CommitRef, SinceReview, State, Verdict};
+use crate::source::DeclCache;
+use crate::target::Target;
+use knit_syntax::{Fingerprint, Fragment, Lang, Resolution};
+use std::sync::Arc;
+
+/// A version of a workspace file as the history reader hands it over.
+#[derive(Clone, Debug)]
+pub struct FileVersion {
+    pub commit: String,
+    pub time: i64,
+    pub subject: String,
+    pub text: Arc<str>,
+}
+
+/// The versions of a file the history reader found, newest first, and whether it read
+/// back to the file's first commit (false: a bound on commits or time stopped it).
+#[derive(Clone, Debug, Default)]
+pub struct FileHistory {
+    pub versions: Vec<FileVersion>,
+    pub complete: bool,
+}
+
+/// Why there is no [`SinceReview`] for an anchor that could have one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoSince {
+    /// Not a stale, moved or renamed declaration anchor: nothing to explain.
+    NotApplicable,
+    /// No version in the whole history has the reviewed declaration (a baseline recorded
+    /// on uncommitted code, a shallow clone, no git).
+    NotInHistory,
+    /// The reader stopped (time or commit bound) before it found the reviewed version.
+    CutShort,
+}
+
+impl NoSince {
+    /// The `since_missing` word of a report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoSince::NotApplicable => "not_applicable",
+            NoSince::NotInHistory => "not_in_history",
+            NoSince::CutShort => "history_cut_short",
+        }
+    }
+}
+
+/// What changed since `a` was reviewed, for a stale, moved, renamed or moved-renamed
+/// symbol anchor with a declaration baseline (`v` is its verdict now). `history(path)`
+/// gives the versions of a workspace file: the link's file is searched, then the file
+/// the declaration is in now.
+pub fn explain(session: &mut Session, a: &Anchor, v: &Verdict, history: &mut dyn FnMut(&str) -> FileHistory) -> Result<SinceReview, NoSince> {
+    use NoSince::NotApplicable;
+    if !matches!(v.state, State::Stale | State::Moved | State::Renamed | State::MovedRenamed) {
+        return Err(NotApplicable);
+    }
+    let Ok(Target::Symbol { path, fragment, lang: Some(lang) }) = &a.target else { return Err(NotApplicable) };
+    let Some(Baseline::Declaration { fingerprint, .. }) = &a.baseline else { return Err(NotApplicable) };
+    // The declaration's text today.
+    let now = v.now.as_ref().ok_or(NotApplicable)?;
+    let now_text = match session.read(&now.path) {
+        Seen::Text(t) => t,
+        _ => return Err(NotApplicable),
+    };
+    let syntax = session.declarations(&now.path).ok_or(NotApplicable)?;
+    let decl = syntax
+        .declarations
+        .iter()
+        .find(|d| Some(&d.qualified_name) == now.symbol.as_ref() && d.name_line == now.line)
+        .ok_or(NotApplicable)?;
+    let body = now_text.strip_prefix('\u{feff}').unwrap_or(&now_text).get(decl.start_byte as usize..decl.end_byte as usize).ok_or(NotApplicable)?.to_string();
+    let mut paths = vec![path.clone()];
+    if now.path != *path {
+        paths.push(now.path.clone());
+    }
+    let mut why = NoSince::NotInHistory;
+    for p in paths {
+        let read = history(&p);
+        let versions: Vec<Version> =
+            read.versions.iter().map(|f| Version { commit: &f.commit, time: f.time, subject: &f.subject, text: &f.text }).collect();
+        if let Some(s) = since_review(session.cache, *lang, fragment, *fingerprint, &versions, &body) {
+            return Ok(s);
+        }
+        if !read.complete {
+            why = NoSince::CutShort;
+        }
+    }
+    Err(why)
+}
+
+/// One version of a file: the commit that made it, when, its subject, its text.
+pub struct Version<'a> {
+    pub commit: &'a str,
+    pub time: i64,
+    pub subject: &'a str,
+    pub text: &'a str,
+}
+
+/// Lines of diff kept (a hover or a terminal shows the start; the full diff is git's).
+pub const MAX_DIFF_LINES: usize = 80;
+
+/// The reviewed version among `versions` (newest first) of the declaration `fragment`
+/// designates, and what changed after it; `now` is the declaration's text today. None
+/// when no version has the baseline's fingerprint (a baseline never committed, a shallow
+/// history, a file moved since).
+pub fn since_review(cache: &DeclCache, lang: Lang, fragment: &Fragment, baseline: Fingerprint, versions: &[Version], now: &str) -> Option<SinceReview> {
+    // The declaration in each version: (fingerprint, text), None when absent or ambiguous.
+    let mut seen: Vec<Option<(Fingerprint, String)>> = Vec::with_capacity(versions.len());
+    let mut reviewed = None;
+    for (k, v) in versions.iter().enumerate() {
+        let syntax = cache.parse_until(lang, v.text.strip_prefix('\u{feff}').unwrap_or(v.text), None);
+        let decl = match fragment.resolve(&syntax.declarations) {
+            Resolution::Unique(i) => {
+                let d = &syntax.declarations[i];
+                let body = v.text.strip_prefix('\u{feff}').unwrap_or(v.text).get(d.start_byte as usize..d.end_byte as usize).unwrap_or("");
+                Some((d.fingerprint, body.to_string()))
+            }
+            _ => None,
+        };
+        let hit = decl.as_ref().is_some_and(|(fp, _)| *fp == baseline);
+        seen.push(decl);
+        if hit {
+            reviewed = Some(k);
+            break;
+        }
+    }
+    let k = reviewed?;
+    let commit = |v: &Version| CommitRef { commit: v.commit.chars().take(12).collect(), time: v.time, subject: v.subject.to_string() };
+    // A newer version changed the declaration when it differs from the next older one.
+    let changed_by = (0..k)
+        .filter(|&j| seen[j].as_ref().map(|d| d.0) != seen[j + 1].as_ref().map(|d| d.0))
+        .map(|j| commit(&versions[j]))
+        .collect();
+    let then = seen[k].as_ref().map(|d| d.1.as_str()).unwrap_or("");
+    let (diff, diff_truncated) = unified_diff(then, now, &commit(&versions[k]).commit);
+    Some(SinceReview { reviewed_as_of: commit(&versions[k]), changed_by, diff, diff_truncated })
+}
+
+fn unified_diff(then: &str, now: &str, reviewed: &str) -> (String, bool) {
+    let then = with_final_newline(then);
+    let now = with_final_newline(now);
+    let diff = similar::TextDiff::from_lines(then.as_str(), now.as_str());
+    let text = diff.unified_diff().context_radius(3).header(&format!("reviewed ({reviewed})"), "now").to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= MAX_DIFF_LINES {
+        return (text, false);
+    }
+    (lines[..MAX_DIFF_LINES].join("\n") + "\n", true)
+}
+
+/// `YYYY-MM-DD` (UTC) of seconds since the Unix epoch (civil-from-days, proleptic Gregorian).
+pub fn day(secs: i64) -> String {
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn with_final_newline(s: &str) -> String {
+    if s.ends_with('\n') {
+        s.to_string()
+    } else {
+        format!("{s}\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V1: &str = "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0);\n}\n";
+    const V2: &str = "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 1);\n}\n\nexport const other = 1;\n";
+    const V3: &str = "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 1);\n}\n\nexport const other = 2;\n";
+
+    #[test]
+    fn the_reviewed_version_the_commits_after_it_and_the_diff() {
+        let cache = DeclCache::default();
+        let fragment = Fragment::parse("total").unwrap();
+        let fp = |text: &str| {
+            let syn = cache.parse_until(Lang::TypeScript, text, None);
+            syn.declarations.iter().find(|d| d.qualified_name == "total").unwrap().fingerprint
+        };
+        let versions = [
+            Version { commit: "c3c3c3c3c3c3c3c3", time: 3, subject: "touch other", text: V3 },
+            Version { commit: "c2c2c2c2c2c2c2c2", time: 2, subject: "start at one", text: V2 },
+            Version { commit: "c1c1c1c1c1c1c1c1", time: 1, subject: "add total", text: V1 },
+        ];
+        let now = "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 1);\n}";
+        let s = since_review(&cache, Lang::TypeScript, &fragment, fp(V1), &versions, now).unwrap();
+        assert_eq!(s.reviewed_as_of.commit, "c1c1c1c1c1c1");
+        assert_eq!(s.reviewed_as_of.subject, "add total");
+        // Only the commit that changed `total` (not the one that touched `other`).
+        assert_eq!(s.changed_by.iter().map(|c| c.subject.as_str()).collect::<Vec<_>>(), vec!["start at one"]);
+        assert!(s.diff.contains("-  return xs.reduce((a, b) => a + b, 0);\n+  return xs.reduce((a, b) => a + b, 1);"), "{}", s.diff);
+        assert!(s.diff.starts_with("--- reviewed (c1c1c1c1c1c1)\n+++ now\n"), "{}", s.diff);
+        // A baseline no version has: nothing to say.
+        let unknown = Fingerprint::of_bytes(b"never committed");
+        assert!(since_review(&cache, Lang::TypeScript, &fragment, unknown, &versions, now).is_none());
+    }
+
+    #[test]
+    fn days_are_utc_dates() {
+        assert_eq!(day(0), "1970-01-01");
+        assert_eq!(day(951_782_400), "2000-02-29");
+        assert_eq!(day(1_796_083_200), "2026-12-01");
+        assert_eq!(day(-86_400), "1969-12-31");
+    }
+}
