@@ -434,3 +434,28 @@ fn explain_without_history_says_so() {
     let (_, report) = ws.check_json(&["--explain"]);
     assert_eq!(report["anchors"][0]["detail"]["since_missing"], "not_in_history", "{report:#}");
 }
+
+/// `knit anchors rebind`: any declaration, not only the candidates knit offered.
+#[test]
+fn rebind_points_an_anchor_at_any_declaration_and_records_it() {
+    let ws = recorded_ws();
+    ws.write("src/util.ts", "export function basename(p: string): string {\n  return p.split(\"/\").pop() ?? p;\n}\n");
+    let out = ws.knit(&["anchors", "rebind", "docs/guide.md:3", "src/util.ts#basename"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("rebound docs/guide.md:3 to ../src/util.ts#basename"));
+    let doc = ws.read("docs/guide.md");
+    assert!(doc.contains("[resolver](../src/util.ts#basename \"knit:"), "{doc}");
+    let (code, report) = ws.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    // A fragment alone stays in the anchor's own file.
+    assert_eq!(ws.knit(&["anchors", "rebind", "docs/guide.md:3", "basename"]).status.code(), Some(0));
+    // A target that does not resolve: exit 1, with why; the doc is untouched.
+    let before = ws.read("docs/guide.md");
+    let out = ws.knit(&["anchors", "rebind", "docs/guide.md:3", "src/util.ts#basenam"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `basename`"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(ws.read("docs/guide.md"), before);
+    // No anchor on the line, or a malformed DOC:LINE: usage errors.
+    assert_eq!(ws.knit(&["anchors", "rebind", "docs/guide.md:1", "basename"]).status.code(), Some(2));
+    assert_eq!(ws.knit(&["anchors", "rebind", "docs/guide.md", "basename"]).status.code(), Some(2));
+}

@@ -57,6 +57,21 @@ pub struct ConfirmArgs {
     pub workspace: RootArg,
 }
 
+#[derive(Args)]
+pub struct RebindArgs {
+    /// The anchor: DOC:LINE, or DOC:LINE:N for the N-th anchor on the line.
+    #[arg(value_name = "DOC:LINE[:N]")]
+    anchor: String,
+    /// What it should point at: `path#Fragment` (workspace-relative) or `Fragment` (same file).
+    #[arg(value_name = "TARGET")]
+    target: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: PlainFormat,
+    #[command(flatten)]
+    pub workspace: RootArg,
+}
+
 /// The workspace of one command: root, config, disk tree and parse cache.
 pub struct Workspace {
     pub root: PathBuf,
@@ -316,4 +331,66 @@ pub fn run_confirm(root: &RootArg, args: &ConfirmArgs) -> anyhow::Result<u8> {
     } else {
         1
     })
+}
+
+/// `knit anchors rebind DOC:LINE[:N] TARGET`.
+pub fn run_rebind(root: &RootArg, args: &RebindArgs) -> anyhow::Result<u8> {
+    let ws = Workspace::open(root)?;
+    let usage = || anyhow::anyhow!("expected DOC:LINE or DOC:LINE:N, got {}", args.anchor);
+    let mut parts = args.anchor.rsplitn(3, ':').collect::<Vec<_>>();
+    parts.reverse();
+    let (doc, line, ordinal) = match parts.as_slice() {
+        [doc, line, n] if n.parse::<u32>().is_ok() && line.parse::<u32>().is_ok() => (doc.to_string(), line.parse::<u32>()?, Some(n.parse::<u32>()?)),
+        [a, b, line] if line.parse::<u32>().is_ok() => (format!("{a}:{b}"), line.parse::<u32>()?, None),
+        [doc, line] => (doc.to_string(), line.parse::<u32>().map_err(|_| usage())?, None),
+        _ => return Err(usage()),
+    };
+    let rel = ws.relative_paths(&[PathBuf::from(&doc)])?.remove(0);
+    if !ws.tree.exists(&rel) {
+        bail!("{doc} does not exist");
+    }
+    let d = read_doc(&ws, &rel)?;
+    let anchors: Vec<knit_anchors::Anchor> = knit_anchors::scan_doc(&rel, &d.text).anchors.into_iter().filter(|a| a.line() == line).collect();
+    let anchor = match (anchors.as_slice(), ordinal) {
+        ([], _) => bail!("{rel}:{line}: no anchor on that line"),
+        ([a], None) => a.clone(),
+        (_, Some(n)) => anchors.iter().find(|a| a.link.ordinal == n).cloned().with_context(|| format!("{rel}:{line}: no anchor number {n} on that line"))?,
+        (many, None) => bail!("{rel}:{line} holds {} anchors: say which with {rel}:{line}:N", many.len()),
+    };
+    // `path#Fragment` from the root, or `Fragment` of the anchor's own file.
+    let (path, fragment) = match args.target.split_once('#') {
+        Some((p, f)) => (p.trim_start_matches("./").to_string(), f.to_string()),
+        None => match &anchor.target {
+            Ok(t) => (t.path().to_string(), args.target.clone()),
+            Err(_) => bail!("the anchor's own target is not a workspace file: give TARGET as path#Fragment"),
+        },
+    };
+    let dest = format!("{}#{fragment}", knit_anchors::target::relative_dest(&rel, &path));
+    let target = match knit_anchors::target::classify(&rel, &dest) {
+        Ok(Some(t)) => t,
+        _ => bail!("{} is not a target in the workspace", args.target),
+    };
+    let probe = knit_anchors::Anchor { target: Ok(target), baseline: None, baseline_raw: None, ..anchor.clone() };
+    let mut session = Session::new(&ws.tree, &ws.cache, ws.config.check_config());
+    let (baseline, _) = match session.baseline_now(&probe) {
+        Ok(b) => b,
+        Err(v) => {
+            let why = format!("{rel}:{line}: cannot point the anchor at {}: {}", args.target, v.message);
+            match args.format {
+                PlainFormat::Json => println!("{}", serde_json::json!({ "rebound": false, "why": why })),
+                PlainFormat::Human => eprintln!("{why}"),
+            }
+            return Ok(1);
+        }
+    };
+    let edits = knit_anchors::edit::rebind(&anchor, &dest, Some(&baseline));
+    if let Err(e) = write_doc(&ws, &d, &apply_edits(&d.text, &edits)) {
+        eprintln!("knit: {rel}: not written: {e}");
+        return Ok(2);
+    }
+    match args.format {
+        PlainFormat::Json => println!("{}", serde_json::json!({ "rebound": true, "doc": rel, "line": line, "destination": dest })),
+        PlainFormat::Human => println!("rebound {rel}:{line} to {dest} (baseline recorded)"),
+    }
+    Ok(0)
 }

@@ -21,6 +21,7 @@ Examples:
   knit check                              check every doc of the workspace
   knit anchors record docs/arch.md        write baselines into a doc's new anchors
   knit anchors confirm docs/arch.md:12    accept the code as it is now, after review
+  knit anchors rebind docs/arch.md:12 src/a.ts#f   point an anchor at another declaration
   knit pack --query \"how are anchors resolved\"   the files worth reading for a task";
 
 const CHECK_HELP: &str = "\
@@ -46,6 +47,19 @@ cannot be confirmed (listed), 2 usage error or a doc knit refused to write.
 
 Example:
   knit anchors confirm docs/architecture.md:12 docs/architecture.md:40";
+
+const REBIND_HELP: &str = "\
+TARGET is what the anchor should point at now: `path#Fragment` (workspace-relative, e.g.
+src/cart.ts#Cart.total, or src/cart.ts#L12-L40), or just `Fragment` for another
+declaration of the same file. The destination is rewritten relative to the doc and the
+baseline recorded from the target as it is now.
+
+Exit codes: 0 rebound, 1 the target does not resolve to exactly one declaration (why is
+said, with did-you-mean), 2 usage error or a doc knit refused to write.
+
+Examples:
+  knit anchors rebind docs/architecture.md:12 src/util/paths.ts#pathLanguage
+  knit anchors rebind docs/architecture.md:12:2 resolveAll";
 
 const PACK_HELP: &str = "\
 Exit codes: 0 a pack was printed (even an empty or degraded one), 2 usage error.
@@ -146,6 +160,10 @@ enum AnchorsCommand {
     /// Explicit review: re-baseline the anchors on DOC:LINE (follows moves and renames).
     #[command(after_help = CONFIRM_HELP)]
     Confirm(check::ConfirmArgs),
+    /// Point the anchor on DOC:LINE at another target, and record it (any declaration,
+    /// not only the candidates knit offered).
+    #[command(after_help = REBIND_HELP)]
+    Rebind(check::RebindArgs),
 }
 
 fn main() -> ExitCode {
@@ -155,6 +173,7 @@ fn main() -> ExitCode {
         Command::Check(a) => check::run_check(&a.workspace.or(outer), a),
         Command::Anchors(AnchorsCommand::Record(a)) => check::run_record(&a.workspace.or(outer), a),
         Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&a.workspace.or(outer), a),
+        Command::Anchors(AnchorsCommand::Rebind(a)) => check::run_rebind(&a.workspace.or(outer), a),
         Command::Bench(b) => bench::run(b),
         Command::Cache(c) => cache::run(c, outer),
         Command::Lsp { .. } => knit_lsp::run_stdio().map(|()| 0),
