@@ -163,10 +163,11 @@ pub fn run_check(root: &RootArg, args: &CheckArgs) -> anyhow::Result<u8> {
 }
 
 /// Fills `detail.since` of the stale, moved and renamed anchors from git history, within
-/// an overall time bound (what is not reached by then is left without it).
+/// the check's time budget (`[check] max_millis`, 30 s by default) spent again: what is
+/// not reached by then says `history_cut_short`.
 fn explain_report(ws: &Workspace, report: &mut knit_anchors::CheckReport) {
     use knit_anchors::engine::since::{explain, NoSince};
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(ws.config.check_config().max_millis);
     let limits = knit_workspace::VersionLimits { max_commits: 5000, max_versions: 200, max_bytes: ws.config.check_config().max_file_bytes, deadline };
     let mut versions: HashMap<String, knit_workspace::FileHistory> = HashMap::new();
     let mut history = |path: &str| -> knit_workspace::FileHistory {
