@@ -104,6 +104,41 @@ pub struct FileSyntax {
     /// of the text, so cached like any result): `declarations` is empty and says nothing
     /// about the file; anchors into it are `unchecked` (reason `too_costly`), never `lost`.
     pub over_budget: bool,
+    /// Names a declaration of the file is also exported under (`export { Hono as
+    /// HonoBase }`): facts about the file, not declarations — the declaration keeps its
+    /// own name and identity, and `#HonoBase` resolves to it ([`FileSyntax::resolve`]).
+    pub aliases: Vec<ExportAlias>,
+}
+
+/// `export { local as alias }` in a file that declares `local`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportAlias {
+    pub alias: String,
+    pub local: String,
+}
+
+impl FileSyntax {
+    /// The declaration `fragment` designates: by its own names first, then through an
+    /// export alias (`HonoBase.fetch` → `Hono.fetch` when the file exports `Hono as
+    /// HonoBase`). An alias never makes a name that already resolves ambiguous.
+    pub fn resolve(&self, fragment: &crate::Fragment) -> crate::Resolution {
+        let direct = fragment.resolve(&self.declarations);
+        if !matches!(direct, crate::Resolution::NotFound) {
+            return direct;
+        }
+        let (head, rest) = match fragment.name.split_once('.') {
+            Some((h, r)) => (h, Some(r)),
+            None => (fragment.name.as_str(), None),
+        };
+        let mut locals = self.aliases.iter().filter(|a| a.alias == head).map(|a| a.local.as_str());
+        let (Some(local), None) = (locals.next(), locals.next()) else { return direct };
+        let mut through = fragment.clone();
+        through.name = match rest {
+            Some(r) => format!("{local}.{r}"),
+            None => local.to_string(),
+        };
+        through.resolve(&self.declarations)
+    }
 }
 
 /// A byte span of a file, with the 1-based line it starts on (for messages).

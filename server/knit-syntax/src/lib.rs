@@ -30,8 +30,9 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// Version of the declaration/fingerprint scheme. Bump when tokens or hashing change, or
 /// when [`FileSyntax`]'s serialized shape does, so that caches keyed by content are
 /// invalidated (baselines carry their own version). 2: `too_deep` and `timed_out`;
-/// 3: `over_budget`; 4: grammar-gap repairs (the same text can now parse without errors).
-pub const SCHEME_VERSION: u32 = 4;
+/// 3: `over_budget`; 4: grammar-gap repairs (the same text can now parse without errors);
+/// 5: export aliases.
+pub const SCHEME_VERSION: u32 = 5;
 
 /// Declarations nested in declarations deeper than this are not extracted (DESIGN 1.3:
 /// `unchecked`, reason `too_deep`). Real code stays far below it — a method in a class

@@ -378,3 +378,20 @@ fn kotlin_ktlint_invariance() {
     differ(Lang::Kotlin, a, &a.replace("println(0)", "println(1)"), "A.total(items,rate)");
     differ(Lang::Kotlin, "fun f() {\n    a()\n    b()\n}\n", "fun f() {\n    b()\n    a()\n}\n", "f()");
 }
+
+#[test]
+fn export_aliases_are_facts_of_the_file_not_declarations() {
+    let src = "class Hono {}\nfunction make() {}\nexport { Hono as HonoBase, make, make as build };\nexport { other as Other } from \"./other\";\nexport { Hono as default };\n";
+    for lang in [Lang::TypeScript, Lang::Tsx, Lang::JavaScript] {
+        let syn = knit_syntax::parse(lang, src);
+        let pairs: Vec<(&str, &str)> = syn.aliases.iter().map(|a| (a.alias.as_str(), a.local.as_str())).collect();
+        // A re-export names nothing of this file; `make` alone and `default` are no aliases.
+        assert_eq!(pairs, vec![("HonoBase", "Hono"), ("build", "make")], "{lang:?}");
+        let names: Vec<&str> = syn.declarations.iter().map(|d| d.qualified_name.as_str()).collect();
+        assert!(!names.contains(&"HonoBase"), "the alias is not a declaration: {names:?}");
+        let via = syn.resolve(&knit_syntax::Fragment::parse("HonoBase").unwrap());
+        assert!(matches!(via, knit_syntax::Resolution::Unique(i) if syn.declarations[i].qualified_name == "Hono"), "{lang:?}");
+    }
+    // Other languages have no such form.
+    assert!(knit_syntax::parse(Lang::Rust, "pub use a as b;\n").aliases.is_empty());
+}

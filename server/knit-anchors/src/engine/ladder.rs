@@ -85,7 +85,7 @@ impl Session<'_> {
                     format!("not checked: the check's time budget ran out while reading {path}"),
                 );
             }
-            match fragment.resolve(&syn.declarations) {
+            match syn.resolve(fragment) {
                 Resolution::Unique(i) => {
                     let d = &syn.declarations[i];
                     let now = now_of(path, &syn.declarations, i);

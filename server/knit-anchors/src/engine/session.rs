@@ -163,7 +163,7 @@ impl<'a> Session<'a> {
                     Ok((_, s)) => s,
                     Err(e) => return Err(self.read_problem(&path, e)),
                 };
-                match fragment.resolve(&syn.declarations) {
+                match syn.resolve(&fragment) {
                     Resolution::Unique(i) => {
                         let d = &syn.declarations[i];
                         if d.has_error {

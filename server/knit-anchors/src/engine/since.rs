@@ -117,7 +117,7 @@ pub fn since_review(cache: &DeclCache, lang: Lang, fragment: &Fragment, baseline
     let mut reviewed = None;
     for (k, v) in versions.iter().enumerate() {
         let syntax = cache.parse_until(lang, v.text.strip_prefix('\u{feff}').unwrap_or(v.text), None);
-        let decl = match fragment.resolve(&syntax.declarations) {
+        let decl = match syntax.resolve(fragment) {
             Resolution::Unique(i) => {
                 let d = &syntax.declarations[i];
                 let body = v.text.strip_prefix('\u{feff}').unwrap_or(v.text).get(d.start_byte as usize..d.end_byte as usize).unwrap_or("");

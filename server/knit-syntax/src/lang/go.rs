@@ -23,7 +23,7 @@
 //!
 //! Imports: every import path, as written without quotes (`"net/http"` → `net/http`).
 
-use super::{named_children, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{named_children, no_aliases, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -37,6 +37,7 @@ pub(crate) static GO: LanguageSpec = LanguageSpec {
     declarations,
     imports: collect_imports,
     repairs: no_repairs,
+    aliases: no_aliases,
 };
 
 fn declarations(x: &mut Extract<'_, '_>, root: Node<'_>) {

@@ -20,4 +20,5 @@ pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
     declarations: typescript::declarations,
     imports: typescript::collect_imports,
     repairs: no_repairs,
+    aliases: typescript::export_aliases,
 };

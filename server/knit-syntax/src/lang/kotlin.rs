@@ -32,7 +32,7 @@
 //! Imports: the imported path as written (`com.shop.Cart`, `com.shop.*`; `as` aliases
 //! give the original path).
 
-use super::{children, named_children, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{children, named_children, no_aliases, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -49,6 +49,7 @@ pub(crate) static KOTLIN: LanguageSpec = LanguageSpec {
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,
+    aliases: no_aliases,
 };
 
 #[derive(Clone, Copy, PartialEq)]

@@ -68,6 +68,14 @@ pub(crate) struct LanguageSpec {
     /// fingerprints are still read from the original text at the same offsets.
     /// [`no_repairs`] for a language without grammar gaps.
     pub repairs: fn(root: Node<'_>, src: &str) -> Vec<Repair>,
+    /// Names the file's declarations are also exported under (`export { a as b }`);
+    /// [`no_aliases`] where the language has no such form.
+    pub aliases: fn(root: Node<'_>, src: &str) -> Vec<crate::decl::ExportAlias>,
+}
+
+/// The [`LanguageSpec::aliases`] of a language without export aliases.
+pub(crate) fn no_aliases(_root: Node<'_>, _src: &str) -> Vec<crate::decl::ExportAlias> {
+    Vec::new()
 }
 
 /// The [`LanguageSpec::repairs`] of a language whose grammar reads all its valid code.
@@ -393,7 +401,11 @@ fn read(lang: Lang, source: &str, deadline: Option<Instant>) -> ((FileSyntax, Wo
         let root = tree.root_node();
         let mut x = Extract::new(source, spec.rules, root, deadline, excised);
         (spec.declarations)(&mut x, root);
-        x.finish(root.has_error())
+        let (mut syntax, work) = x.finish(root.has_error());
+        if !syntax.timed_out {
+            syntax.aliases = (spec.aliases)(root, source);
+        }
+        (syntax, work)
     };
     let first = extract(&plain, Vec::new());
     let Some((better, excised)) = repaired else { return (first, Some(plain)) };
@@ -784,7 +796,7 @@ impl<'s, 't> Extract<'s, 't> {
             })
             .collect();
         let w = work(&self.clock);
-        (FileSyntax { declarations, has_error, too_deep: self.too_deep, timed_out: false, over_budget: false }, w)
+        (FileSyntax { declarations, has_error, too_deep: self.too_deep, timed_out: false, over_budget: false, aliases: Vec::new() }, w)
     }
 }
 

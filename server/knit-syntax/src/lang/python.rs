@@ -33,7 +33,7 @@
 //! Imports: `import a.b` → `a.b`; `from .a import b` → `.a`; `from .. import z` → `..`;
 //! anywhere in the file (lazy imports in functions included).
 
-use super::{children, named_children, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{children, named_children, no_aliases, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{collapse_ws, is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -47,6 +47,7 @@ pub(crate) static PYTHON: LanguageSpec = LanguageSpec {
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,
+    aliases: no_aliases,
 };
 
 #[derive(Clone, Copy, PartialEq)]

@@ -34,7 +34,7 @@
 //! `crate::a::B`, `crate::a::c::D`; `self` → the list's prefix; globs kept as `a::*`;
 //! aliases give the original path), `mod name;` → `name`, `extern crate x;` → `x`.
 
-use super::{children, named_children, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{children, named_children, no_aliases, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -51,6 +51,7 @@ pub(crate) static RUST: LanguageSpec = LanguageSpec {
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,
+    aliases: no_aliases,
 };
 
 /// Where an item list sits: decides `function` vs `method`.

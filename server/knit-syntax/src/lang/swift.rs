@@ -6,7 +6,7 @@
 //! `associatedtype`. Members of an `extension Foo` block are `Foo.member` and belong to
 //! the extension's span, not to the struct's (DESIGN 1.3a).
 
-use super::{children, gaps, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
+use super::{children, gaps, named_children, no_aliases, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -23,6 +23,7 @@ pub(crate) static SWIFT: LanguageSpec = LanguageSpec {
     declarations: walk,
     imports,
     repairs,
+    aliases: no_aliases,
 };
 
 fn imports(root: Node<'_>, src: &str) -> Vec<Import> {

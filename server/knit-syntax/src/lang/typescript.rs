@@ -12,7 +12,7 @@
 //! (`property` field) for class fields and bare identifiers as arrow parameters.
 
 use super::{children, gaps, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
-use crate::decl::{IdentityKind, Import};
+use crate::decl::{ExportAlias, IdentityKind, Import};
 use crate::tokens::{collapse_ws, is_comment, unescape, At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
@@ -30,6 +30,7 @@ pub(crate) static TYPESCRIPT: LanguageSpec = LanguageSpec {
     declarations,
     imports: collect_imports,
     repairs: |_, src| repairs(src, false),
+    aliases: export_aliases,
 };
 
 pub(crate) static TSX: LanguageSpec = LanguageSpec {
@@ -41,6 +42,7 @@ pub(crate) static TSX: LanguageSpec = LanguageSpec {
     declarations,
     imports: collect_imports,
     repairs: |_, src| repairs(src, true),
+    aliases: export_aliases,
 };
 
 /// The grammar gaps of TypeScript and, with `tsx`, of TSX (see `gaps.rs`).
@@ -603,6 +605,29 @@ fn parens_redundant(node: Node, at: &At) -> bool {
         "ternary_expression" => matches!(inner.kind(), "binary_expression" | "unary_expression" | "await_expression"),
         _ => false,
     }
+}
+
+/// `export { local as alias }` at the top level of the file, without `from` (a re-export
+/// of another module names nothing this file declares); `export { a }` and `a as a` are
+/// not aliases. Bounded by the file's top-level statements.
+pub(crate) fn export_aliases(root: Node, src: &str) -> Vec<ExportAlias> {
+    let text = |n: Node| src.get(n.byte_range()).unwrap_or("").to_string();
+    let mut out = Vec::new();
+    for stmt in named_children(root) {
+        if stmt.kind() != "export_statement" || stmt.child_by_field_name("source").is_some() {
+            continue;
+        }
+        for clause in named_children(stmt).into_iter().filter(|c| c.kind() == "export_clause") {
+            for spec in named_children(clause).into_iter().filter(|s| s.kind() == "export_specifier") {
+                let (Some(name), Some(alias)) = (spec.child_by_field_name("name"), spec.child_by_field_name("alias")) else { continue };
+                let (local, alias) = (text(name), text(alias));
+                if local != alias && !alias.is_empty() && alias != "default" {
+                    out.push(ExportAlias { alias, local });
+                }
+            }
+        }
+    }
+    out
 }
 
 pub(crate) fn collect_imports(root: Node, src: &str) -> Vec<Import> {
