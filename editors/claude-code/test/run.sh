@@ -58,7 +58,8 @@ if os.path.isdir(lang_dir):
     for name in os.listdir(lang_dir):
         with open(os.path.join(lang_dir, name)) as f:
             src = f.read()
-        for body in re.findall(r"fn extensions\(&self\) -> &'static \[&'static str\] \{(.*?)\n    \}", src, re.S):
+        # Each language's descriptor value: `extensions: &["ts", "mts", "cts"],`.
+        for body in re.findall(r"\bextensions: &\[(.*?)\]", src, re.S):
             read |= {"." + e for e in re.findall(r'"([A-Za-z0-9]+)"', body)}
     code = set(want) - {".md", ".markdown"}
     need(read == code, ".lsp.json vs knit-syntax: knit reads %s, the test table has %s" % (sorted(read), sorted(code)))

@@ -15,12 +15,13 @@ const pkg = JSON.parse(fs.readFileSync(path.join(extDir, "package.json"), "utf8"
   contributes: { languages?: { id: string; extensions?: string[] }[] };
 };
 
-/** Extensions knit reads code from: every `fn extensions` of knit-syntax's languages. */
+/** Extensions knit reads code from: the `extensions` of every language descriptor of
+ * knit-syntax (`extensions: &["ts", "mts", "cts"],`). */
 function serverExtensions(): string[] {
   const found = new Set<string>();
   for (const name of fs.readdirSync(langDir)) {
     const src = fs.readFileSync(path.join(langDir, name), "utf8");
-    for (const m of src.matchAll(/fn extensions\(&self\) -> &'static \[&'static str\] \{([\s\S]*?)\n {4}\}/g)) {
+    for (const m of src.matchAll(/\bextensions: &\[([\s\S]*?)\]/g)) {
       for (const e of m[1].matchAll(/"([A-Za-z0-9]+)"/g)) {
         found.add(e[1]);
       }
