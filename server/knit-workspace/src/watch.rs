@@ -4,8 +4,9 @@
 //!
 //! The folders the one walk enters are watched one by one, not recursively (a recursive
 //! inotify watch would also enter `node_modules` and every ignored folder), up to
-//! [`MAX_WATCHED_DIRS`]; a folder created later is watched when its creation is seen, and
-//! the files already inside it are reported as created. Events are debounced (reported
+//! [`MAX_WATCHED_DIRS`]; a folder created later is watched when its creation is seen
+//! (noise folders left out; `.gitignore` is read by the walk at the start only), and the
+//! files already inside it are reported as created. Events are debounced (reported
 //! once the tree has been quiet for the given time, and at least every
 //! [`MAX_LATENCY`]), merged per path, and bounded: a burst beyond [`MAX_BATCH`] paths, or
 //! a kernel queue overflow, is reported as `overflow` (the caller rescans) instead of a
@@ -179,28 +180,42 @@ impl Debouncer {
 
     /// A created path; a created folder is watched too, and the files already in it (a
     /// checkout writes them before the new watch exists) are reported as created.
+    ///
+    /// Each folder is watched *before* it is listed: a subfolder made after the listing
+    /// then arrives as an event of the new watch, and one made before it is in the
+    /// listing, so none falls between the two (listing a whole new tree first and
+    /// watching it afterwards lost the folders created in between). Bounded by
+    /// [`MAX_WATCHED_DIRS`] and [`MAX_BATCH`] entries per created folder.
     fn created(&mut self, path: &Path) {
         let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
         if !is_dir {
             self.note(path, Change::Created);
             return;
         }
-        let Some(rel) = walk::relative(&self.root, path) else { return };
-        if self.skipped(&format!("{rel}/x")) {
-            return;
-        }
-        let extra: Vec<&str> = self.extra.iter().map(String::as_str).collect();
-        let policy = WalkPolicy { skip_hidden: self.skip_hidden, extra_noise_dirs: &extra };
-        let room = MAX_WATCHED_DIRS.saturating_sub(self.watched);
-        if let Ok(mut w) = self.watcher.lock() {
-            for d in walk::walk_dirs(path, &policy, room) {
-                if w.watch(&d, RecursiveMode::NonRecursive).is_ok() {
-                    self.watched += 1;
+        let mut queue = vec![path.to_path_buf()];
+        let mut listed = 0usize;
+        while let Some(dir) = queue.pop() {
+            let Some(rel) = walk::relative(&self.root, &dir) else { continue };
+            if self.skipped(&format!("{rel}/x")) || self.watched >= MAX_WATCHED_DIRS {
+                continue;
+            }
+            let added = self.watcher.lock().is_ok_and(|mut w| w.watch(&dir, RecursiveMode::NonRecursive).is_ok());
+            if added {
+                self.watched += 1;
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                listed += 1;
+                if listed > MAX_BATCH {
+                    self.overflow = true;
+                    return;
+                }
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => queue.push(entry.path()),
+                    Ok(t) if t.is_file() => self.note(&entry.path(), Change::Created),
+                    _ => {} // symlinks are never followed; other kinds are not files
                 }
             }
-        }
-        for f in walk::walk(path, &policy) {
-            self.note(&path.join(&f.rel), Change::Created);
         }
     }
 
