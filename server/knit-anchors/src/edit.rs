@@ -125,7 +125,7 @@ pub fn record(session: &mut Session, doc: &str, src: &str, include_docs: bool) -
         }
     }
     for a in anchors {
-        if a.baseline_raw.is_some() && session.resolve(&a).reason != "baseline_of_other_target" {
+        if a.baseline_raw.is_some() && !session.baseline_of_other_target(&a) {
             continue;
         }
         match session.baseline_now(&a) {

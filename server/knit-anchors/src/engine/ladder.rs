@@ -17,6 +17,7 @@ use super::session::{Seen, Session};
 use crate::baseline::{sketch_has, Baseline, WorkspaceFacts};
 use crate::model::*;
 use crate::source::ReadError;
+use crate::target::Target;
 use knit_syntax::fragment::{exact_fragment, strip_labels, suggestions};
 use knit_syntax::{Declaration, FileSyntax, Fingerprint, Fragment, Lang, Resolution};
 use std::sync::Arc;
@@ -106,7 +107,7 @@ impl Session<'_> {
                     // The baseline is exactly another declaration of the file as it is now:
                     // the link was pointed elsewhere after its review (`#foo` edited to
                     // `#bar`, the old `knit:` title kept). Nobody reviewed the new target.
-                    if let Some(other) = syn.declarations.iter().find(|o| o.fingerprint == fingerprint) {
+                    if let Some(other) = other_target(&syn.declarations, fingerprint) {
                         return Verdict::new(
                             State::Unrecorded,
                             "baseline_of_other_target",
@@ -440,3 +441,29 @@ fn mentions_word(text: &str, word: &str) -> bool {
         !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
     })
 }
+
+/// The declaration of a file that is exactly a declaration baseline (another target than
+/// the one the link names now: the link was pointed elsewhere after its review).
+fn other_target(decls: &[Declaration], baseline: Fingerprint) -> Option<&Declaration> {
+    decls.iter().find(|o| o.fingerprint == baseline)
+}
+
+impl Session<'_> {
+    /// Whether `a`'s baseline belongs to another declaration of the linked file (what
+    /// the ladder reports as `baseline_of_other_target`), judged from that file alone:
+    /// recording asks it of every recorded anchor, so no repository-wide search runs.
+    pub(crate) fn baseline_of_other_target(&mut self, a: &Anchor) -> bool {
+        let (Ok(Target::Symbol { path, fragment, lang: Some(lang) }), Some(Baseline::Declaration { fingerprint, .. })) = (&a.target, &a.baseline) else {
+            return false;
+        };
+        let Ok((_, syn)) = self.parsed(path, *lang) else { return false };
+        match syn.resolve(fragment) {
+            Resolution::Unique(i) => {
+                let d = &syn.declarations[i];
+                !d.has_error && d.fingerprint != *fingerprint && other_target(&syn.declarations, *fingerprint).is_some()
+            }
+            _ => false,
+        }
+    }
+}
+
