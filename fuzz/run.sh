@@ -8,6 +8,8 @@
 #                       the user's cache that outlives the checkout: the instrumented
 #                       build of every dependency takes tens of minutes on 2 cores, and
 #                       CI clones afresh each run)
+#   KNIT_FUZZ_CLEAN=1   remove that target dir after the run (about 1.7 GB: a CI machine
+#                       with little disk needs the room for the steps after this one)
 #
 # Installs what it needs: a nightly toolchain (rustup, minimal profile) when there is none
 # — or, when none can be had, the stable one with RUSTC_BOOTSTRAP=1, which accepts the
@@ -24,6 +26,9 @@ if [ -n "${CI:-}" ]; then
   target_dir="${KNIT_FUZZ_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/knit-fuzz/target}"
 else
   target_dir="${KNIT_FUZZ_TARGET_DIR:-$FUZZ_DIR/target}"
+fi
+if [ -n "${KNIT_FUZZ_CLEAN:-}" ]; then
+  trap 'rm -rf "$target_dir"' EXIT
 fi
 targets="${KNIT_FUZZ_TARGETS:-$(sed -n 's/^name = "\([a-z_]*\)"$/\1/p' Cargo.toml | grep -v '^knit-fuzz$')}"
 

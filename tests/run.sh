@@ -12,7 +12,7 @@ failed=0
 # Runs one suite and says how long it took (a first build is most of a fresh run).
 step() {
   local name="$1"; shift
-  echo "==> $name"
+  echo "==> $name ($(df -Ph . | awk 'NR == 2 { print $4 }') free on disk)"
   local start=$SECONDS
   if "$@"; then passed=$((passed + 1)); echo "==> $name: ok ($((SECONDS - start)) s)"; else failed=$((failed + 1)); echo "==> $name: FAILED ($((SECONDS - start)) s)"; fi
 }

@@ -117,11 +117,28 @@ pub struct Now {
     pub column: u32,
 }
 
+/// A place an anchor could be rebound to, and why it was offered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Candidate {
     pub path: String,
+    /// The exact fragment that designates it (empty for a whole file).
     pub symbol: String,
     pub line: u32,
+    /// Its declaration kind (`function`, `class`, …), when a declaration.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    /// How alike it is to what the anchor named, in percent (ranked candidates only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<u8>,
+    /// Why it was offered, in checkable words ("same name and body as reviewed",
+    /// "name shares `resolve`, `anchor`; same kind (method); same file").
+    pub why: String,
+}
+
+impl Candidate {
+    pub fn new(path: impl Into<String>, symbol: impl Into<String>, line: u32, why: impl Into<String>) -> Self {
+        Candidate { path: path.into(), symbol: symbol.into(), line, kind: String::new(), similarity: None, why: why.into() }
+    }
 }
 
 /// The outcome of resolving one anchor.

@@ -187,7 +187,7 @@ fn explain_report(ws: &Workspace, report: &mut knit_anchors::CheckReport) {
             ws.tree.read(&a.doc, ws.config.check_config().max_file_bytes).map(|src| knit_anchors::scan_doc(&a.doc, src.strip_prefix('\u{feff}').unwrap_or(&src)).anchors).unwrap_or_default()
         });
         let Some(anchor) = anchors.iter().find(|x| x.id == a.id) else { continue };
-        match explain(&mut session, anchor, &a.detail, &mut history) {
+        match explain(&mut session, anchor, &a.detail, &mut history, knit_anchors::engine::since::MAX_DIFF_LINES) {
             Ok(s) => a.detail.since = Some(s),
             Err(NoSince::NotApplicable) => {}
             Err(why) => a.detail.since_missing = Some(why.as_str()),

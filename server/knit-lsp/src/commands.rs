@@ -13,7 +13,18 @@ pub const RESTORE: &str = "knit.restore";
 /// references view; executed on the server it returns the locations).
 pub const SHOW_REFERENCES: &str = "knit.showReferences";
 
-pub const ALL: &[&str] = &[RECORD_FILE, CHECK_WORKSPACE, CONTEXT_PACK, PIN, UNPIN, EXCLUDE, RESTORE, SHOW_REFERENCES];
+/// The command of the "Show changes since review" code action: `[uri, position]` of an
+/// anchor; returns the diff document (clients open it; see `handlers::changes_since_review`).
+pub const CHANGES_SINCE_REVIEW: &str = "knit.changesSinceReview";
+
+/// The "Rebind to…" picker: `[uri, position]` of a symbol anchor → every declaration of
+/// the workspace ranked as its new target; `knit.rebind [uri, position, { path, symbol }]`
+/// applies the pick (see `handlers::rebind_picker`).
+pub const REBIND_CANDIDATES: &str = "knit.rebindCandidates";
+pub const REBIND: &str = "knit.rebind";
+
+pub const ALL: &[&str] =
+    &[RECORD_FILE, CHECK_WORKSPACE, CONTEXT_PACK, PIN, UNPIN, EXCLUDE, RESTORE, SHOW_REFERENCES, CHANGES_SINCE_REVIEW, REBIND_CANDIDATES, REBIND];
 
 /// The base id of an advertised command (`knit.pin/ab12` → `knit.pin`).
 pub fn base(id: &str) -> &str {

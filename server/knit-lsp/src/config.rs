@@ -6,8 +6,13 @@
 //! ```json
 //! { "diagnostics": { "workspace": true,
 //!                    "severity": { "stale": "warning", "unrecorded": "off" } },
-//!   "uniqueCommandIds": false }
+//!   "uniqueCommandIds": false,
+//!   "clientCommands": ["knit.changesSinceReview", "knit.rebindCandidates"] }
 //! ```
+//!
+//! `clientCommands` names the commands whose result the client shows itself (a diff
+//! document, a picker): code actions that carry them are offered only to clients that
+//! list them, since elsewhere running one would show nothing.
 
 use knit_anchors::State;
 use serde_json::Value;
@@ -21,6 +26,8 @@ pub struct Settings {
     severities: Vec<(&'static str, Option<DiagnosticSeverity>)>,
     /// Advertise command ids with a per-instance suffix (VS Code registers ids globally).
     pub unique_command_ids: bool,
+    /// Commands the client shows the result of (`clientCommands`).
+    pub client_commands: Vec<String>,
 }
 
 /// Every diagnostic code knit emits, with its default severity.
@@ -40,7 +47,7 @@ pub const CODES: &[(&str, Option<DiagnosticSeverity>)] = &[
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { workspace_diagnostics: true, severities: CODES.to_vec(), unique_command_ids: false }
+        Settings { workspace_diagnostics: true, severities: CODES.to_vec(), unique_command_ids: false, client_commands: Vec::new() }
     }
 }
 
@@ -74,6 +81,14 @@ impl Settings {
         if let Some(b) = v.get("uniqueCommandIds").and_then(Value::as_bool) {
             self.unique_command_ids = b;
         }
+        if let Some(list) = v.get("clientCommands").and_then(Value::as_array) {
+            self.client_commands = list.iter().filter_map(Value::as_str).map(str::to_string).collect();
+        }
+    }
+
+    /// The client shows the result of `command` itself (see `clientCommands`).
+    pub fn client_shows(&self, command: &str) -> bool {
+        self.client_commands.iter().any(|c| c == command)
     }
 
     pub fn severity(&self, code: &str) -> Option<DiagnosticSeverity> {

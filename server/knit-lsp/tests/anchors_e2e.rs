@@ -168,6 +168,8 @@ async fn lost_anchors_offer_candidates_and_removal_keeps_the_text() {
         .await
         .unwrap();
     find_action(&actions, "Rebind to `langB`");
+    // A client that shows no picker (no `clientCommands`) is not offered one.
+    assert!(!actions.as_array().unwrap().iter().any(|a| a["title"].as_str().unwrap().ends_with("to…")), "{actions:#}");
     let remove = find_action(&actions, "Remove anchor");
     let after = apply(&text, &action_edits(remove, &doc), false);
     assert!(after.contains("Languages come from languageForPath."), "{after}");
@@ -428,7 +430,7 @@ async fn hover_on_a_stale_anchor_shows_the_commits_and_the_diff_since_review() {
     let cart = read(&root, "src/cart.ts").replace("Math.max(0, raw - discount)", "Math.max(1, raw - discount)");
     std::fs::write(root.join("src/cart.ts"), cart).unwrap();
     git(&root, &["commit", "-qam", "Never charge nothing"]);
-    let c = Client::start(&root).await;
+    let c = Client::start_with(&root, Options { init: json!({ "clientCommands": ["knit.changesSinceReview"] }), ..Options::default() }).await;
     let doc = uri(&root, "docs/arch.md");
     let text = read(&root, "docs/arch.md");
     c.open(&doc, &text).await;
@@ -441,5 +443,101 @@ async fn hover_on_a_stale_anchor_shows_the_commits_and_the_diff_since_review() {
     assert!(md.contains("Reviewed as of `") && md.contains("Cart and its docs"), "{md}");
     assert!(md.contains("Changed since by:") && md.contains("Never charge nothing"), "{md}");
     assert!(md.contains("```diff\n") && md.contains("-    return Math.max(0, raw - discount);") && md.contains("+    return Math.max(1, raw - discount);"), "{md}");
+
+    // "Show changes since review": a code action whose command gives the whole diff as a
+    // document for the client to open.
+    let at = pos_of(&text, "#Cart.total", false);
+    let actions: Value = c
+        .request(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": doc }, "range": { "start": at, "end": at }, "context": { "diagnostics": [] } }),
+        )
+        .await
+        .unwrap();
+    let show = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"].as_str().is_some_and(|t| t.starts_with("Show changes since review of `../src/cart.ts#Cart.total`")))
+        .unwrap_or_else(|| panic!("no Show changes action: {actions:#}"));
+    assert_eq!(show["command"]["command"], "knit.changesSinceReview", "{show:#}");
+    let shown: Value =
+        c.request("workspace/executeCommand", json!({ "command": "knit.changesSinceReview", "arguments": show["command"]["arguments"] })).await.unwrap();
+    let body = shown["text"].as_str().unwrap_or_else(|| panic!("{shown:#}"));
+    assert!(body.starts_with("Changes to ../src/cart.ts#Cart.total since it was reviewed (docs/arch.md:"), "{body}");
+    assert!(body.contains("Cart and its docs") && body.contains("Changed since by:\n") && body.contains("Never charge nothing"), "{body}");
+    assert!(body.contains("\n--- reviewed (") && body.contains("+    return Math.max(1, raw - discount);"), "{body}");
+    // A fresh anchor has none, and says why; a position off any anchor is an error.
+    let fresh = pos_of(&text, "#subtotal", false);
+    let none: Value =
+        c.request("workspace/executeCommand", json!({ "command": "knit.changesSinceReview", "arguments": [doc, fresh] })).await.unwrap();
+    assert!(none["text"].is_null() && none["message"].as_str().unwrap().contains("only a stale, moved or renamed"), "{none:#}");
+    let off = c
+        .request("workspace/executeCommand", json!({ "command": "knit.changesSinceReview", "arguments": [doc, { "line": 0, "character": 0 }] }))
+        .await;
+    assert!(off.unwrap_err()["message"].as_str().unwrap().contains("no anchor at"));
+    c.shutdown().await;
+}
+
+/// A function rewritten under another name is lost; its candidates are the declarations
+/// most like it (a function that shares a word and the file, not a property that merely
+/// shares a word), each saying how alike and why; "Rebind to…" lists every declaration
+/// of the workspace for the client's picker, and the pick is applied with its baseline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_function_ranks_likely_targets_and_the_picker_rebinds_to_any_declaration() {
+    let (_tmp, root) = workspace("basic");
+    record_on_disk(&root, "docs/arch.md");
+    let cart = read(&root, "src/cart.ts");
+    let start = cart.find("export function formatPrice").unwrap();
+    let end = start + cart[start..].find("\n}\n").unwrap() + 3;
+    let rewritten = "export function renderPriceLabel(amount: number, unit: string): string {\n  return unit + \" \" + (amount / 100).toFixed(2);\n}\n";
+    std::fs::write(root.join("src/cart.ts"), format!("{}{}{}", &cart[..start], rewritten, &cart[end..])).unwrap();
+    let opts = Options { init: json!({ "clientCommands": ["knit.changesSinceReview", "knit.rebindCandidates"] }), ..Options::default() };
+    let c = Client::start_with(&root, opts).await;
+    let doc = uri(&root, "docs/arch.md");
+    let text = read(&root, "docs/arch.md");
+    c.open(&doc, &text).await;
+    let diags = c.diagnostics_codes(&doc, &["broken-link", "lost"]).await;
+    let lost = diag_with_code(&diags, "lost");
+    let at = pos_of(&text, "#formatPrice", false);
+    let hover = c.request("textDocument/hover", json!({ "textDocument": { "uri": doc }, "position": at })).await.unwrap();
+    let md = hover["contents"]["value"].as_str().unwrap();
+    let line = md.lines().find(|l| l.contains("`renderPriceLabel`")).unwrap_or_else(|| panic!("{md}"));
+    assert!(line.contains("% alike: name shares `price`; same kind (function); same file"), "{line}");
+    assert!(!md.contains("LineItem.price"), "a property that merely shares a word is offered: {md}");
+    let actions = c
+        .request("textDocument/codeAction", json!({ "textDocument": { "uri": doc }, "range": lost["range"], "context": { "diagnostics": [lost] } }))
+        .await
+        .unwrap();
+    find_action(&actions, "Rebind to `renderPriceLabel` in src/cart.ts");
+    let picker = find_action(&actions, "Rebind `../src/cart.ts#formatPrice` to…");
+    assert_eq!(picker["command"]["command"], "knit.rebindCandidates");
+    let list: Value =
+        c.request("workspace/executeCommand", json!({ "command": "knit.rebindCandidates", "arguments": picker["command"]["arguments"] })).await.unwrap();
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(items[0]["symbol"], "renderPriceLabel", "{list:#}");
+    let symbols: Vec<&str> = items.iter().map(|i| i["symbol"].as_str().unwrap()).collect();
+    for s in ["subtotal", "Cart", "Cart.total", "LineItem", "languageForPath"] {
+        assert!(symbols.contains(&s), "{s} missing from the picker: {symbols:?}");
+    }
+    let scores: Vec<u64> = items.iter().map(|i| i["similarity"].as_u64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "not best first: {scores:?}");
+    // The user picks something the ranking put low: it is applied all the same.
+    c.clear_notifications();
+    let done: Value = c
+        .request("workspace/executeCommand", json!({ "command": "knit.rebind", "arguments": [doc, at, { "path": "src/cart.ts", "symbol": "subtotal" }] }))
+        .await
+        .unwrap();
+    assert_eq!(done["applied"], true, "{done:#}");
+    let req = c.server_requests().into_iter().find(|r| r["method"] == "workspace/applyEdit").expect("applyEdit");
+    let after = apply(&text, req["params"]["edit"]["changes"][&doc].as_array().unwrap(), false);
+    assert!(after.contains("(../src/cart.ts#subtotal \"knit:") && !after.contains("#formatPrice"), "{after}");
+    c.change_full(&doc, 2, &after).await;
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p) == ["broken-link"]).await;
+    // A target that does not exist is refused with the reason.
+    let bad = c
+        .request("workspace/executeCommand", json!({ "command": "knit.rebind", "arguments": [doc, at, { "path": "src/cart.ts", "symbol": "nothingHere" }] }))
+        .await;
+    assert!(bad.unwrap_err()["message"].as_str().unwrap().contains("cannot rebind to src/cart.ts#nothingHere"));
     c.shutdown().await;
 }

@@ -70,6 +70,21 @@ impl Declaration {
     }
 }
 
+/// Removes Swift argument labels: `Mixer.blend(first:second:)` → `Mixer.blend`.
+pub fn strip_labels(qualified: &str) -> String {
+    let mut out = String::with_capacity(qualified.len());
+    let mut depth = 0;
+    for c in qualified.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The last `.`-separated segment of a qualified name, ignoring dots inside `( )`.
 pub fn last_segment(qualified: &str) -> &str {
     let mut depth = 0i32;

@@ -1,6 +1,8 @@
 //! Symbol fragments: `#[kind:]Qualified.name[~N]` (DESIGN 1.3a), how they resolve
 //! against a file's declarations, and did-you-mean suggestions.
 
+use crate::similarity::{edit_distance, name_similarity};
+pub use crate::decl::strip_labels;
 use crate::decl::{last_segment, Declaration, IdentityKind};
 
 /// A parsed symbol fragment.
@@ -145,21 +147,6 @@ impl std::fmt::Display for Fragment {
     }
 }
 
-/// Removes Swift argument labels: `Mixer.blend(first:second:)` → `Mixer.blend`.
-pub fn strip_labels(qualified: &str) -> String {
-    let mut out = String::with_capacity(qualified.len());
-    let mut depth = 0;
-    for c in qualified.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
 /// `strip_labels(qualified) == name`, without allocating (this runs for every
 /// declaration of every file that shares a simple name with a fragment).
 fn equal_without_labels(qualified: &str, name: &str) -> bool {
@@ -215,11 +202,16 @@ pub fn exact_fragment(decls: &[Declaration], i: usize) -> String {
     Fragment { ordinal: Some(pos), ..kinded }.to_string()
 }
 
-/// Up to `max` declarations whose names look like `name` (did-you-mean), best first.
+/// Up to `max` declarations whose names look like `name` (did-you-mean), best first:
+/// candidates are the names within a few edits or sharing the simple name, ranked by
+/// [`name_similarity`] (shared sub-words, then spelling), then by how many container
+/// levels they differ in from what was asked (`HonoBase` prefers a top-level
+/// declaration to a member whose qualified name happens to be close), then by edits.
 pub fn suggestions(name: &str, decls: &[Declaration], max: usize) -> Vec<usize> {
     let want = name.to_lowercase();
     let want_simple = strip_labels(last_segment(name)).to_lowercase();
-    let mut scored: Vec<(usize, usize)> = decls
+    let want_depth = name.matches('.').count();
+    let mut scored: Vec<(std::cmp::Reverse<u32>, usize, usize, usize)> = decls
         .iter()
         .enumerate()
         .filter_map(|(i, d)| {
@@ -227,31 +219,14 @@ pub fn suggestions(name: &str, decls: &[Declaration], max: usize) -> Vec<usize> 
             let have_simple = strip_labels(d.simple_name()).to_lowercase();
             let dist = edit_distance(&want, &have).min(edit_distance(&want_simple, &have_simple) + 1);
             let limit = (want.chars().count() / 3).max(2);
-            let related = have_simple == want_simple || have.contains(&want_simple) || want.contains(&have_simple);
-            (dist <= limit || related).then_some((dist, i))
+            let (similar, _) = name_similarity(name, &d.qualified_name);
+            let related = have_simple == want_simple || have.contains(&want_simple) || want.contains(&have_simple) || similar >= 0.5;
+            let depth = want_depth.abs_diff(d.qualified_name.matches('.').count());
+            (dist <= limit || related).then_some((std::cmp::Reverse((similar * 1000.0) as u32), depth, dist, i))
         })
         .collect();
     scored.sort();
-    scored.into_iter().take(max).map(|(_, i)| i).collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len() > 200 || b.len() > 200 {
-        return usize::MAX / 2;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    scored.into_iter().take(max).map(|(.., i)| i).collect()
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod decl;
 pub mod fingerprint;
 pub mod fragment;
 pub mod lang;
+pub mod similarity;
 mod parse_memory;
 mod tokens;
 

@@ -13,6 +13,7 @@
 //! A file with syntax errors never makes an anchor `lost` (`unchecked` instead), and a
 //! repository-wide search cut short by the budget says `unchecked`, never a guess.
 
+use super::rebind::{self, Wanted};
 use super::session::{Seen, Session};
 use crate::baseline::{sketch_has, Baseline, WorkspaceFacts};
 use crate::model::*;
@@ -21,6 +22,9 @@ use crate::target::Target;
 use knit_syntax::fragment::{exact_fragment, strip_labels, suggestions};
 use knit_syntax::{Declaration, FileSyntax, Fingerprint, Fragment, Lang, Resolution};
 use std::sync::Arc;
+
+/// The least similarity (percent) of a lost anchor's ranked candidates.
+const MIN_LOST_SIMILARITY: u8 = 50;
 
 /// What a declaration baseline recorded, as the ladder needs it.
 struct Recorded {
@@ -151,9 +155,8 @@ impl Session<'_> {
                     .with_candidates(
                         list.iter()
                             .map(|(i, f)| Candidate {
-                                path: path.to_string(),
-                                symbol: f.clone(),
-                                line: syn.declarations[*i].name_line,
+                                kind: syn.declarations[*i].kind.clone(),
+                                ..Candidate::new(path, f.clone(), syn.declarations[*i].name_line, "matches the fragment")
                             })
                             .collect(),
                     );
@@ -193,10 +196,13 @@ impl Session<'_> {
                     if baseline.is_none() {
                         let c = suggestions(&fragment.name, &syn.declarations, 5)
                             .into_iter()
-                            .map(|i| Candidate {
-                                path: path.to_string(),
-                                symbol: exact_fragment(&syn.declarations, i),
-                                line: syn.declarations[i].name_line,
+                            .map(|i| {
+                                let (similar, _) = knit_syntax::similarity::name_similarity(&fragment.name, &syn.declarations[i].qualified_name);
+                                Candidate {
+                                    kind: syn.declarations[i].kind.clone(),
+                                    similarity: Some((similar * 100.0).round() as u8),
+                                    ..Candidate::new(path, exact_fragment(&syn.declarations, i), syn.declarations[i].name_line, "name spelled alike")
+                                }
                             })
                             .collect::<Vec<_>>();
                         let hint = if c.is_empty() {
@@ -218,11 +224,11 @@ impl Session<'_> {
             return Verdict::new(State::Invalid, "unknown_file", format!("{path} does not exist"));
         };
         let facts = Recorded { fingerprint, body, body_unique, container_unique, identity, workspace };
-        self.ladder(path, fragment, hinted, &facts)
+        self.ladder(path, fragment, hinted, &facts, &a.link.text)
     }
 
     /// Stages 2–5 of the ladder.
-    fn ladder(&mut self, path: &str, fragment: &Fragment, hinted: Option<Arc<FileSyntax>>, rec: &Recorded) -> Verdict {
+    fn ladder(&mut self, path: &str, fragment: &Fragment, hinted: Option<Arc<FileSyntax>>, rec: &Recorded, link_text: &str) -> Verdict {
         let Recorded { fingerprint, identity, workspace, .. } = *rec;
         // Stage 3 needs a body that was unique in its file, stage 4 one that was unique
         // in the workspace, when recorded: an identical twin makes a body match a guess.
@@ -286,9 +292,10 @@ impl Session<'_> {
                 }
             }
         }
-        let cand = |fi: usize, di: usize| -> Candidate {
+        let cand = |fi: usize, di: usize, why: &str| -> Candidate {
             let (p, syn) = &repo.files[fi];
-            Candidate { path: p.clone(), symbol: exact_fragment(&syn.declarations, di), line: syn.declarations[di].name_line }
+            let d = &syn.declarations[di];
+            Candidate { kind: d.kind.clone(), ..Candidate::new(p.clone(), exact_fragment(&syn.declarations, di), d.name_line, why) }
         };
         let now_at = |fi: usize, di: usize| -> Now {
             let (p, syn) = &repo.files[fi];
@@ -306,7 +313,7 @@ impl Session<'_> {
                 "ambiguous",
                 format!("`{old}` now exists unchanged in {} files; pick one to rebind", exact2.len()),
             )
-            .with_candidates(exact2.iter().map(|&(f, d)| cand(f, d)).collect());
+            .with_candidates(exact2.iter().map(|&(f, d)| cand(f, d, "same name, unchanged since review")).collect());
         }
         if let Some(h) = &hinted {
             if stage3.len() == 1 {
@@ -325,9 +332,8 @@ impl Session<'_> {
                     stage3
                         .iter()
                         .map(|&di| Candidate {
-                            path: path.to_string(),
-                            symbol: exact_fragment(&h.declarations, di),
-                            line: h.declarations[di].name_line,
+                            kind: h.declarations[di].kind.clone(),
+                            ..Candidate::new(path, exact_fragment(&h.declarations, di), h.declarations[di].name_line, "same body as reviewed, other name")
                         })
                         .collect(),
                 );
@@ -335,7 +341,7 @@ impl Session<'_> {
         }
         match (stage2.len(), stage4.len()) {
             (1, 0) if !namesake_trusted => {
-                let c = cand(stage2[0].0, stage2[0].1);
+                let c = cand(stage2[0].0, stage2[0].1, "same name, already declared there when reviewed");
                 Verdict::new(
                     State::Lost,
                     "ambiguous",
@@ -369,22 +375,16 @@ impl Session<'_> {
                 } else {
                     ("file_missing", format!("{path} no longer exists and `{old}` was not found elsewhere"))
                 };
-                let mut c = Vec::new();
-                if let Some(h) = &hinted {
-                    c = suggestions(&old, &h.declarations, 3)
-                        .into_iter()
-                        .map(|i| Candidate {
-                            path: path.to_string(),
-                            symbol: exact_fragment(&h.declarations, i),
-                            line: h.declarations[i].name_line,
-                        })
-                        .collect();
-                }
+                // Nothing has its name and body: the declarations most like it, ranked by
+                // name, kind and nearness (at least half alike, so an unrelated one that
+                // merely shares a word is not offered).
+                let want = Wanted { path, fragment, identity: Some(identity), link_text };
+                let c = rebind::rank(repo, &want, 3, MIN_LOST_SIMILARITY);
                 Verdict::new(State::Lost, reason, what).with_candidates(c)
             }
             _ => {
-                let mut c: Vec<Candidate> = stage2.iter().map(|&(f, d)| cand(f, d)).collect();
-                c.extend(stage4.iter().map(|&(f, d)| cand(f, d)));
+                let mut c: Vec<Candidate> = stage2.iter().map(|&(f, d)| cand(f, d, "same name, other file")).collect();
+                c.extend(stage4.iter().map(|&(f, d)| cand(f, d, "same body as reviewed, other name and file")));
                 Verdict::new(
                     State::Lost,
                     "ambiguous",
@@ -402,7 +402,7 @@ impl Session<'_> {
             .iter()
             .filter(|p| p.rsplit('/').next() == Some(name))
             .take(5)
-            .map(|p| Candidate { path: p.clone(), symbol: String::new(), line: 1 })
+            .map(|p| Candidate::new(p.clone(), "", 1, "same file name"))
             .collect()
     }
 }

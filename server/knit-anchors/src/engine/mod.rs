@@ -26,6 +26,7 @@ mod budget;
 pub mod check;
 mod ladder;
 mod lines;
+mod rebind;
 pub mod links;
 mod repo_index;
 mod sections;

@@ -56,8 +56,15 @@ impl NoSince {
 /// What changed since `a` was reviewed, for a stale, moved, renamed or moved-renamed
 /// symbol anchor with a declaration baseline (`v` is its verdict now). `history(path)`
 /// gives the versions of a workspace file: the link's file is searched, then the file
-/// the declaration is in now.
-pub fn explain(session: &mut Session, a: &Anchor, v: &Verdict, history: &mut dyn FnMut(&str) -> FileHistory) -> Result<SinceReview, NoSince> {
+/// the declaration is in now. The diff keeps at most `max_diff_lines` lines
+/// ([`MAX_DIFF_LINES`] for a hover or a terminal, more for a diff opened on its own).
+pub fn explain(
+    session: &mut Session,
+    a: &Anchor,
+    v: &Verdict,
+    history: &mut dyn FnMut(&str) -> FileHistory,
+    max_diff_lines: usize,
+) -> Result<SinceReview, NoSince> {
     use NoSince::NotApplicable;
     if !matches!(v.state, State::Stale | State::Moved | State::Renamed | State::MovedRenamed) {
         return Err(NotApplicable);
@@ -86,7 +93,7 @@ pub fn explain(session: &mut Session, a: &Anchor, v: &Verdict, history: &mut dyn
         let read = history(&p);
         let versions: Vec<Version> =
             read.versions.iter().map(|f| Version { commit: &f.commit, time: f.time, subject: &f.subject, text: &f.text }).collect();
-        if let Some(s) = since_review(session.cache, *lang, fragment, *fingerprint, &versions, &body) {
+        if let Some(s) = since_review(session.cache, *lang, fragment, *fingerprint, &versions, &body, max_diff_lines) {
             return Ok(s);
         }
         if !read.complete {
@@ -104,14 +111,27 @@ pub struct Version<'a> {
     pub text: &'a str,
 }
 
-/// Lines of diff kept (a hover or a terminal shows the start; the full diff is git's).
+/// Lines of diff kept for a hover or a terminal (they show the start; the whole diff is
+/// [`changes_document`]'s or git's).
 pub const MAX_DIFF_LINES: usize = 80;
+
+/// Lines of diff kept in the document "Show changes since review" opens: a declaration
+/// rewritten past this is better read with git.
+pub const MAX_DOCUMENT_DIFF_LINES: usize = 5000;
 
 /// The reviewed version among `versions` (newest first) of the declaration `fragment`
 /// designates, and what changed after it; `now` is the declaration's text today. None
 /// when no version has the baseline's fingerprint (a baseline never committed, a shallow
 /// history, a file moved since).
-pub fn since_review(cache: &DeclCache, lang: Lang, fragment: &Fragment, baseline: Fingerprint, versions: &[Version], now: &str) -> Option<SinceReview> {
+pub fn since_review(
+    cache: &DeclCache,
+    lang: Lang,
+    fragment: &Fragment,
+    baseline: Fingerprint,
+    versions: &[Version],
+    now: &str,
+    max_diff_lines: usize,
+) -> Option<SinceReview> {
     // The declaration in each version: (fingerprint, text), None when absent or ambiguous.
     let mut seen: Vec<Option<(Fingerprint, String)>> = Vec::with_capacity(versions.len());
     let mut reviewed = None;
@@ -140,20 +160,44 @@ pub fn since_review(cache: &DeclCache, lang: Lang, fragment: &Fragment, baseline
         .map(|j| commit(&versions[j]))
         .collect();
     let then = seen[k].as_ref().map(|d| d.1.as_str()).unwrap_or("");
-    let (diff, diff_truncated) = unified_diff(then, now, &commit(&versions[k]).commit);
+    let (diff, diff_truncated) = unified_diff(then, now, &commit(&versions[k]).commit, max_diff_lines);
     Some(SinceReview { reviewed_as_of: commit(&versions[k]), changed_by, diff, diff_truncated })
 }
 
-fn unified_diff(then: &str, now: &str, reviewed: &str) -> (String, bool) {
+fn unified_diff(then: &str, now: &str, reviewed: &str, max_lines: usize) -> (String, bool) {
     let then = with_final_newline(then);
     let now = with_final_newline(now);
     let diff = similar::TextDiff::from_lines(then.as_str(), now.as_str());
     let text = diff.unified_diff().context_radius(3).header(&format!("reviewed ({reviewed})"), "now").to_string();
     let lines: Vec<&str> = text.lines().collect();
-    if lines.len() <= MAX_DIFF_LINES {
+    if lines.len() <= max_lines {
         return (text, false);
     }
-    (lines[..MAX_DIFF_LINES].join("\n") + "\n", true)
+    (lines[..max_lines].join("\n") + "\n", true)
+}
+
+/// The text of the "Show changes since review" document: which anchor, the reviewed
+/// commit, the commits since that changed the declaration, then the declaration's
+/// unified diff (a `.diff` file: the lines before `---` are its header, so every diff
+/// viewer highlights it). `anchor` names the link target, `at` the doc line.
+pub fn changes_document(anchor: &str, at: &str, s: &SinceReview) -> String {
+    let r = &s.reviewed_as_of;
+    let mut out = format!("Changes to {anchor} since it was reviewed ({at})\n\n");
+    out.push_str(&format!("Reviewed as of {} ({}) {}\n", r.commit, day(r.time), r.subject));
+    if s.changed_by.is_empty() {
+        out.push_str("No commit changed it since: the change is not committed yet.\n");
+    } else {
+        out.push_str("Changed since by:\n");
+        for c in &s.changed_by {
+            out.push_str(&format!("  {} ({}) {}\n", c.commit, day(c.time), c.subject));
+        }
+    }
+    out.push('\n');
+    out.push_str(&s.diff);
+    if s.diff_truncated {
+        out.push_str(&format!("\n(cut; the whole change: git diff {} -- <file>)\n", r.commit));
+    }
+    out
 }
 
 /// `YYYY-MM-DD` (UTC) of seconds since the Unix epoch (civil-from-days, proleptic Gregorian).
@@ -200,7 +244,7 @@ mod tests {
             Version { commit: "c1c1c1c1c1c1c1c1", time: 1, subject: "add total", text: V1 },
         ];
         let now = "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 1);\n}";
-        let s = since_review(&cache, Lang::TypeScript, &fragment, fp(V1), &versions, now).unwrap();
+        let s = since_review(&cache, Lang::TypeScript, &fragment, fp(V1), &versions, now, MAX_DIFF_LINES).unwrap();
         assert_eq!(s.reviewed_as_of.commit, "c1c1c1c1c1c1");
         assert_eq!(s.reviewed_as_of.subject, "add total");
         // Only the commit that changed `total` (not the one that touched `other`).
@@ -209,7 +253,17 @@ mod tests {
         assert!(s.diff.starts_with("--- reviewed (c1c1c1c1c1c1)\n+++ now\n"), "{}", s.diff);
         // A baseline no version has: nothing to say.
         let unknown = Fingerprint::of_bytes(b"never committed");
-        assert!(since_review(&cache, Lang::TypeScript, &fragment, unknown, &versions, now).is_none());
+        assert!(since_review(&cache, Lang::TypeScript, &fragment, unknown, &versions, now, MAX_DIFF_LINES).is_none());
+        // The document "Show changes since review" opens: header, then the whole diff.
+        let doc = changes_document("src/t.ts#total", "docs/a.md:3", &s);
+        assert!(doc.starts_with("Changes to src/t.ts#total since it was reviewed (docs/a.md:3)\n\nReviewed as of c1c1c1c1c1c1 (1970-01-01) add total\n"), "{doc}");
+        assert!(doc.contains("Changed since by:\n  c2c2c2c2c2c2 (1970-01-01) start at one\n\n--- reviewed"), "{doc}");
+        assert!(!doc.contains("(cut;"), "{doc}");
+        // A diff longer than the bound is cut, and says so.
+        let long_now: String = (0..30).map(|i| format!("// line {i}\n")).collect::<String>() + now;
+        let cut = since_review(&cache, Lang::TypeScript, &fragment, fp(V1), &versions, &long_now, 10).unwrap();
+        assert!(cut.diff_truncated && cut.diff.lines().count() == 10, "{}", cut.diff);
+        assert!(changes_document("t", "a.md:3", &cut).contains("(cut; the whole change: git diff c1c1c1c1c1c1 -- <file>)"));
     }
 
     #[test]

@@ -2,17 +2,20 @@
 //! `edit` functions — record, confirm, rebind (to the new location, or to a candidate),
 //! update line numbers, remove the anchor, convert a `path:12-40` mention. Each action
 //! re-hashes what the destination resolves to *now*, so applying it clears the
-//! diagnostic on the next publish.
+//! diagnostic on the next publish. Stale, moved and renamed declarations also get "Show
+//! changes since review", a command whose diff the client opens.
 
-use super::util::{lsp_edits, workspace_edit};
+use super::util::{lsp_edits, now_of_candidate, workspace_edit};
 use crate::analysis::{strip_bom, AnchorResult};
+use crate::commands;
 use crate::document::FileKind;
 use crate::snapshot::Snapshot;
 use knit_anchors::edit::{confirm_anchor, convert_mention, rebind_to, record, remove_anchor, set_baseline, update_lines};
-use knit_anchors::{Now, Session, State, Target};
+use knit_anchors::{Session, State, Target};
 use tower_lsp_server::ls_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse, Diagnostic, NumberOrString,
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse, Command, Diagnostic, NumberOrString,
 };
+use serde_json::json;
 
 pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionResponse> {
     let uri = &p.text_document.uri;
@@ -58,6 +61,33 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
         let diags = diags_for(&a.anchor.id);
         anchor_actions(&mut session, a, src, unrecorded, &diags, &mut action, &report.rel);
     }
+    // Before confirming a stale, moved or renamed declaration: what changed since review
+    // (a command, the client opens the diff the server computes; see commands.rs).
+    // And "Rebind to…" any declaration of the workspace, for an anchor that lost its
+    // target or points elsewhere now. Both are commands whose result the client shows (a
+    // diff, a picker): offered only to clients that say they do (`clientCommands`).
+    let mut shows: Vec<CodeAction> = Vec::new();
+    for a in &touched {
+        let span = a.anchor.link.span.clone();
+        let at = report.text.index.range(text, span.start + base..span.end + base, snap.encoding).start;
+        let mut show = |title: String, id: &str| {
+            if snap.settings.client_shows(id) {
+                shows.push(CodeAction {
+                    title,
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(diags_for(&a.anchor.id)).filter(|d| !d.is_empty()),
+                    command: Some(Command { title: id.to_string(), command: snap.command(id), arguments: Some(vec![json!(uri.as_str()), json!(at)]) }),
+                    ..Default::default()
+                });
+            }
+        };
+        if has_changes_since_review(a) {
+            show(format!("Show changes since review of `{}`", a.anchor.link.dest_raw), commands::CHANGES_SINCE_REVIEW);
+        }
+        if matches!(a.anchor.target, Ok(Target::Symbol { .. })) && !matches!(a.verdict.state, State::Fresh | State::Unrecorded | State::Unchecked) {
+            show(format!("Rebind `{}` to…", a.anchor.link.dest_raw), commands::REBIND_CANDIDATES);
+        }
+    }
     // After reading the whole doc against the code: one action confirms every anchor of the
     // file that a review can confirm (stale, moved, renamed), as record has for new ones.
     let reviewable: Vec<&AnchorResult> = report.analysis.anchors.iter().filter(|a| is_reviewable(a.verdict.state)).collect();
@@ -87,10 +117,19 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
             action(format!("Convert `{}` to an anchor ({})", m.report.text, m.report.suggestion), CodeActionKind::QUICKFIX, true, &[e], diags);
         }
     }
+    out.extend(shows);
     if let Some(only) = &p.context.only {
         out.retain(|a| a.kind.as_ref().is_some_and(|k| only.iter().any(|o| k.as_str().starts_with(o.as_str()))));
     }
     Some(out.into_iter().map(CodeActionOrCommand::CodeAction).collect())
+}
+
+/// A stale, moved or renamed anchor of a declaration with a declaration baseline: the
+/// kind `since::explain` can find in history.
+fn has_changes_since_review(a: &AnchorResult) -> bool {
+    is_reviewable(a.verdict.state)
+        && matches!(a.anchor.target, Ok(Target::Symbol { .. }))
+        && matches!(a.anchor.baseline, Some(knit_anchors::Baseline::Declaration { .. }))
 }
 
 fn is_reviewable(state: State) -> bool {
@@ -141,25 +180,7 @@ fn anchor_actions(session: &mut Session, a: &AnchorResult, src: &str, unrecorded
     }
     if matches!(v.state, State::Lost | State::Invalid) {
         for c in &v.candidates {
-            let fragment = if c.symbol.is_empty() {
-                match &a.anchor.target {
-                    Ok(Target::Symbol { fragment, .. }) => Some(fragment.to_string()),
-                    _ => None,
-                }
-            } else {
-                Some(c.symbol.clone())
-            };
-            let now = Now {
-                path: c.path.clone(),
-                symbol: (!c.symbol.is_empty()).then(|| c.symbol.clone()),
-                fragment,
-                kind: None,
-                line: c.line,
-                end_line: None,
-                lines: None,
-                signature: None,
-                column: 0,
-            };
+            let now = now_of_candidate(&a.anchor, c);
             if let Ok(edits) = rebind_to(session, &a.anchor, &now) {
                 let title = if c.symbol.is_empty() {
                     format!("Rebind to {}", c.path)

@@ -1,8 +1,10 @@
 //! `workspace/executeCommand`: `knit.recordFile [uri]`, `knit.checkWorkspace`,
 //! `knit.contextPack [params]`, `knit.pin|unpin|exclude|restore [path]` and the lens
-//! command `knit.showReferences`. Ids may carry the per-instance suffix.
+//! command `knit.showReferences`, and `knit.changesSinceReview [uri, position]` (see
+//! `changes_since_review`), the "Rebind to…" picker's `knit.rebindCandidates` and
+//! `knit.rebind` (see `rebind_picker`). Ids may carry the per-instance suffix.
 
-use super::context_pack;
+use super::{changes_since_review, context_pack, rebind_picker};
 use super::util::{lsp_edits, workspace_edit};
 use crate::analysis::strip_bom;
 use crate::commands::{self, base};
@@ -35,6 +37,9 @@ pub async fn execute(b: &ServerHandle, p: ExecuteCommandParams) -> Result<Option
             context_pack::control(b, snap, c, args.first()).await.map(Some)
         }
         commands::SHOW_REFERENCES => Ok(args.get(2).cloned()),
+        commands::CHANGES_SINCE_REVIEW => changes_since_review::changes(b, &args).await.map(Some),
+        commands::REBIND_CANDIDATES => rebind_picker::candidates(b, &args).await.map(Some),
+        commands::REBIND => rebind_picker::rebind(b, &args).await.map(Some),
         other => Err(Error::invalid_params(format!("unknown command {other}"))),
     }
 }

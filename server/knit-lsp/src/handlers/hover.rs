@@ -2,9 +2,10 @@
 //! and what it is called, its current signature, what changed (stale containers name
 //! their members; stale, moved and renamed anchors say which commit holds the reviewed
 //! version, the commits since that changed the declaration, and its diff, read from git
-//! history within a short time bound) and the candidates of a lost anchor.
+//! history within a short time bound) and the candidates of a lost anchor, each with
+//! why it was offered and, when ranked by likeness, how alike it is.
 
-use super::util::{doc_at, fence_lang};
+use super::util::{doc_at, explain_since, fence_lang};
 use crate::diagnostics::anchor_message;
 use crate::snapshot::Snapshot;
 use knit_anchors::engine::since::day;
@@ -54,10 +55,17 @@ pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
         md.push_str("\nCandidates:\n");
         for c in &v.candidates {
             if c.symbol.is_empty() {
-                let _ = writeln!(md, "- `{}`", c.path);
+                let _ = write!(md, "- `{}`", c.path);
             } else {
-                let _ = writeln!(md, "- `{}` in `{}` line {}", c.symbol, c.path, c.line);
+                let _ = write!(md, "- `{}` in `{}` line {}", c.symbol, c.path, c.line);
             }
+            match (c.similarity, c.why.is_empty()) {
+                (Some(p), false) => writeln!(md, " — {p}% alike: {}", c.why),
+                (Some(p), true) => writeln!(md, " — {p}% alike"),
+                (None, false) => writeln!(md, " — {}", c.why),
+                (None, true) => writeln!(md),
+            }
+            .ok();
         }
     }
     match &a.anchor.baseline_raw {
@@ -89,18 +97,8 @@ const HISTORY_BUDGET: std::time::Duration = std::time::Duration::from_millis(400
 
 /// "Reviewed as of …", the commits since, and the declaration's diff.
 fn since_review(at: &super::util::DocAt, a: &knit_anchors::AnchorResult, md: &mut String) {
-    let folder = at.loc.folder;
-    let limits = knit_workspace::VersionLimits {
-        max_commits: 2000,
-        max_versions: 100,
-        max_bytes: folder.folder.check.max_file_bytes,
-        deadline: std::time::Instant::now() + HISTORY_BUDGET,
-    };
-    let root = folder.folder.canonical.clone();
-    let mut history = |path: &str| knit_workspace::file_history(&root, path, limits);
-    let mut session = folder.session();
-    use knit_anchors::engine::since::{explain, NoSince};
-    let s = match explain(&mut session, &a.anchor, &a.verdict, &mut history) {
+    use knit_anchors::engine::since::{NoSince, MAX_DIFF_LINES};
+    let s = match explain_since(at.loc.folder, a, HISTORY_BUDGET, 2000, MAX_DIFF_LINES) {
         Ok(s) => s,
         Err(NoSince::NotApplicable) => return,
         Err(NoSince::CutShort) => {

@@ -5,6 +5,7 @@
 //! [`Snapshot`]: crate::snapshot::Snapshot
 //! [`ServerHandle`]: crate::handle::ServerHandle
 
+pub mod changes_since_review;
 pub mod code_action;
 pub mod code_lens;
 pub mod completion;
@@ -13,6 +14,7 @@ pub mod definition;
 pub mod document_symbol;
 pub mod execute_command;
 pub mod hover;
+pub mod rebind_picker;
 pub mod references;
 pub mod rename;
 mod section_links;

@@ -124,3 +124,48 @@ pub fn declaration_symbol_kind(kind: &str) -> SymbolKind {
         _ => SymbolKind::VARIABLE,
     }
 }
+
+/// What changed since `a` was reviewed, reading the folder's git history for at most
+/// `budget` and `max_commits` commits (see `knit_anchors::engine::since::explain`).
+pub fn explain_since(
+    folder: &crate::snapshot::FolderSnap,
+    a: &knit_anchors::AnchorResult,
+    budget: std::time::Duration,
+    max_commits: usize,
+    max_diff_lines: usize,
+) -> Result<knit_anchors::SinceReview, knit_anchors::engine::since::NoSince> {
+    let limits = knit_workspace::VersionLimits {
+        max_commits,
+        max_versions: 200,
+        max_bytes: folder.folder.check.max_file_bytes,
+        deadline: std::time::Instant::now() + budget,
+    };
+    let root = folder.folder.canonical.clone();
+    let mut history = |path: &str| knit_workspace::file_history(&root, path, limits);
+    let mut session = folder.session();
+    knit_anchors::engine::since::explain(&mut session, &a.anchor, &a.verdict, &mut history, max_diff_lines)
+}
+
+/// Where rebinding `a` to the candidate `c` points it: a declaration by its exact
+/// fragment, or (no symbol) the same fragment in another file.
+pub fn now_of_candidate(a: &knit_anchors::Anchor, c: &knit_anchors::Candidate) -> Now {
+    let fragment = if c.symbol.is_empty() {
+        match &a.target {
+            Ok(Target::Symbol { fragment, .. }) => Some(fragment.to_string()),
+            _ => None,
+        }
+    } else {
+        Some(c.symbol.clone())
+    };
+    Now {
+        path: c.path.clone(),
+        symbol: (!c.symbol.is_empty()).then(|| c.symbol.clone()),
+        fragment,
+        kind: None,
+        line: c.line,
+        end_line: None,
+        lines: None,
+        signature: None,
+        column: 0,
+    }
+}
