@@ -348,6 +348,99 @@ local ok, err = pcall(function()
   vim.api.nvim_buf_set_lines(nbuf, 0, -1, false, {})
   vim.cmd("bwipeout! " .. nbuf)
 
+  -- 6c. "Show changes since review" on the stale anchor (e2e.sh gave the workspace its
+  -- history: the reviewed version committed, then a commit that changed `resolve`): the
+  -- code action opens the declaration's diff in a scratch buffer.
+  vim.api.nvim_set_current_buf(doc)
+  local review_win = vim.api.nvim_get_current_win()
+  local line3 = vim.api.nvim_buf_get_lines(doc, 2, 3, false)[1]
+  local rcol = line3:find("[resolver]", 1, true) + 2
+  -- vim.ui.select stand-in: picks the first entry whose text matches `want` (code
+  -- actions by title, the rebind picker by its formatted item) and records what it saw.
+  local seen_select = {}
+  local function select_matching(want)
+    vim.ui.select = function(items, opts, on_choice)
+      for i, item in ipairs(items) do
+        local action = item.action or item[2] or item
+        local text = action.title or (opts.format_item and opts.format_item(item)) or ""
+        table.insert(seen_select, text)
+        if text:find(want) then
+          return on_choice(item, i)
+        end
+      end
+      on_choice(nil, nil)
+    end
+  end
+  local function changes_buffer()
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_get_name(b):find("knit://changes/", 1, true) then
+        return b
+      end
+    end
+  end
+  select_matching("^Show changes since review")
+  vim.api.nvim_win_set_cursor(review_win, { 3, rcol })
+  vim.lsp.buf.code_action()
+  vim.wait(TIMEOUT, function()
+    return changes_buffer() ~= nil
+  end, 50)
+  local cbuf = changes_buffer()
+  local ctext = cbuf and table.concat(vim.api.nvim_buf_get_lines(cbuf, 0, -1, false), "\n") or ""
+  check("Show changes since review opens the diff in a scratch buffer", cbuf ~= nil and vim.bo[cbuf].filetype == "diff" and vim.bo[cbuf].buftype == "nofile", { offered = seen_select, name = cbuf and vim.api.nvim_buf_get_name(cbuf) })
+  check("the diff names the reviewed commit and the commit since", ctext:find("Reviewed as of %x+ %(%d+%-%d+%-%d+%) Example workspace") ~= nil and ctext:find("Resolver: name the unsupported language", 1, true) ~= nil, ctext)
+  check("the diff shows the declaration's change", ctext:find("-      return `unsupported: ${anchor.path}`;", 1, true) ~= nil and ctext:find("+      return `unsupported language: ${anchor.path}`;", 1, true) ~= nil, ctext)
+  if cbuf then
+    vim.fn.writefile(vim.api.nvim_buf_get_lines(cbuf, 0, -1, false), (os.getenv("KNIT_E2E_CAPTURE") or "/dev/null"))
+    vim.cmd("bwipeout! " .. cbuf)
+  end
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(doc))
+  -- :KnitChanges at the cursor does the same.
+  vim.api.nvim_win_set_cursor(0, { 3, rcol })
+  vim.cmd("KnitChanges")
+  vim.wait(TIMEOUT, function()
+    return changes_buffer() ~= nil
+  end, 50)
+  check(":KnitChanges at the cursor opens the same diff", changes_buffer() ~= nil)
+  if changes_buffer() then
+    vim.cmd("bwipeout! " .. changes_buffer())
+  end
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(doc))
+
+  -- 6d. "Rebind … to…": the picker (vim.ui.select) lists every declaration, most alike
+  -- first; the one picked is applied, its baseline recorded: the anchor is fresh.
+  seen_select = {}
+  select_matching("to…$")
+  local picked_from
+  local code_action_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    if opts.kind == "knit.rebind" then
+      picked_from = {}
+      for i, item in ipairs(items) do
+        picked_from[i] = opts.format_item(item)
+        if item.symbol == "LanguageRegistry.lookup" then
+          return on_choice(item, i)
+        end
+      end
+      return on_choice(nil, nil)
+    end
+    return code_action_select(items, opts, on_choice)
+  end
+  vim.api.nvim_win_set_cursor(0, { 3, rcol })
+  vim.lsp.buf.code_action()
+  vim.wait(TIMEOUT, function()
+    local l = vim.api.nvim_buf_get_lines(doc, 2, 3, false)[1]
+    return l:find("#LanguageRegistry.lookup", 1, true) ~= nil
+  end, 50)
+  vim.ui.select = original_select
+  local rebound = vim.api.nvim_buf_get_lines(doc, 2, 3, false)[1]
+  check("Rebind … to… offers a picker over the workspace's declarations", picked_from ~= nil and #picked_from >= 5 and picked_from[1]:find("^AnchorResolver ") ~= nil and picked_from[1]:find("%d+%% alike: name shares `resolve`") ~= nil, { offered = seen_select, picker = picked_from })
+  check("the picked declaration is applied with its baseline", rebound:find('(../src/lang.ts#LanguageRegistry.lookup "knit:', 1, true) ~= nil, rebound)
+  vim.wait(TIMEOUT, function()
+    return find_diag(doc, "stale", 2) == nil
+  end, 50)
+  check("the rebound anchor is fresh", find_diag(doc, "stale", 2) == nil, diag_summary(doc))
+  vim.cmd("silent! undo")
+
   -- 7. code buffers of the other languages (a workspace of its own): knit attaches, puts a
   -- code lens on each anchored declaration, answers references with the doc line, and
   -- flags an unsaved edit that would make the doc stale.

@@ -20,6 +20,13 @@ trap 'rm -rf "$TMP"' EXIT
 cp -R "$REPO/fixtures/example" "$TMP/example"
 cp -R "$REPO/fixtures/clients-polyglot" "$TMP/polyglot"
 export KNIT_CACHE_DIR="$TMP/cache" KNIT_STATE_DIR="$TMP/state"
+# The example's history: its stale anchor reviewed in one commit, changed in the next.
+if ! bash "$REPO/editors/test-history.sh" "$TMP/example" "$KNIT" >"$TMP/history" 2>&1; then
+  echo "not ok - editors/test-history.sh gives the example its history"
+  sed 's/^/    # /' "$TMP/history"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 if ! "$KNIT" --root "$TMP/polyglot" anchors record >"$TMP/record" 2>&1; then
   echo "not ok - knit anchors record in the polyglot workspace"
   sed 's/^/    # /' "$TMP/record"

@@ -1,7 +1,8 @@
 // The Knit extension: starts `knit lsp` through vscode-languageclient (diagnostics, code
 // actions, hover, definition, completion, references and code lenses come from the
 // server as they are), and adds what LSP has no UI for: the Context Pack view, the
-// anchor status bar item, and the Knit commands.
+// anchor status bar item, the review commands (changes since review, rebind picker) and
+// the Knit commands.
 
 import * as os from "node:os";
 import * as vscode from "vscode";
@@ -18,6 +19,8 @@ import {
 import { LANGUAGES, WATCH_GLOB } from "./languages";
 import { advertisedCommand, commandBase, PackParams, PackResult, StatusParams, statusBar } from "./packModel";
 import { ContextPackView, PackSource } from "./packView";
+import { ChangesProvider, DIFF_SCHEME, rebindTo, showChangesSinceReview } from "./review";
+import { CLIENT_COMMANDS } from "./reviewModel";
 import { findServer } from "./serverPath";
 
 const CONTEXT_PACK = new RequestType<PackParams, PackResult, void>("knit/contextPack");
@@ -81,6 +84,8 @@ class Knit implements PackSource {
       documentSelector: LANGUAGES.map((language) => ({ scheme: "file", language })),
       initializationOptions: {
         uniqueCommandIds: true,
+        // Code actions carrying these are run here (a diff document, a quick pick).
+        clientCommands: Object.keys(CLIENT_COMMANDS),
         diagnostics: { workspace: config.get<boolean>("diagnostics.workspace", true) },
       },
       synchronize: {
@@ -93,6 +98,19 @@ class Knit implements PackSource {
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       middleware: {
+        // "Show changes since review" and "Rebind to…" carry server commands whose result
+        // only the extension can show: run its own commands instead (review.ts).
+        provideCodeActions: async (document, range, context, token, next) => {
+          const actions = await next(document, range, context, token);
+          for (const a of actions ?? []) {
+            const cmd = a instanceof vscode.CodeAction ? a.command : (a as vscode.Command);
+            const own = cmd && CLIENT_COMMANDS[commandBase(cmd.command)];
+            if (cmd && own) {
+              cmd.command = own;
+            }
+          }
+          return actions;
+        },
         // Code lenses on anchored declarations carry `knit.showReferences [uri, position,
         // locations]`: show them in VS Code's references peek instead of a server round trip.
         provideCodeLenses: async (document, token, next) => {
@@ -272,6 +290,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         await knit.start();
       }),
     ),
+    vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, new ChangesProvider(knit)),
+    vscode.commands.registerCommand(
+      "knit.showChangesSinceReview",
+      guarded(async (uri?: unknown, position?: unknown) => showChangesSinceReview(knit, uri, position)),
+    ),
+    vscode.commands.registerCommand("knit.rebindTo", guarded(async (uri?: unknown, position?: unknown) => rebindTo(knit, uri, position))),
     vscode.commands.registerCommand("knit.pack.pin", guarded(async (node?: { path?: string }) => node?.path && view.control("pin", node.path))),
     vscode.commands.registerCommand("knit.pack.unpin", guarded(async (node?: { path?: string }) => node?.path && view.control("unpin", node.path))),
     vscode.commands.registerCommand("knit.pack.exclude", guarded(async (node?: { path?: string }) => node?.path && view.control("exclude", node.path))),

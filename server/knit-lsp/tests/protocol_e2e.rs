@@ -229,9 +229,21 @@ async fn completion_offers_paths_then_symbols_born_recorded() {
     let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": position(text1, text1.len(), false) })).await.unwrap();
     let labels: Vec<String> = r["items"].as_array().unwrap().iter().filter_map(|i| i["label"].as_str().map(str::to_string)).collect();
     assert!(labels.contains(&"src/".to_string()) && labels.contains(&"README.md".to_string()) && !labels.iter().any(|l| l.contains("cart")), "{labels:?}");
+    // Order within a level: linked from this doc, then open in the editor, then by name.
+    let lang = uri(&root, "src/lang.ts");
+    c.open(&lang, &read(&root, "src/lang.ts")).await;
+    let labels_at = |r: &Value| -> Vec<String> { r["items"].as_array().unwrap().iter().filter_map(|i| i["label"].as_str().map(str::to_string)).collect() };
+    let text_open = "[x](../src/";
+    c.change_full(&doc, 41, text_open).await;
+    let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": position(text_open, text_open.len(), false) })).await.unwrap();
+    assert_eq!(labels_at(&r), ["lang.ts", "cart.ts"], "the open file first");
+    let text_linked = "[a](../src/cart.ts#Cart)\n[x](../src/";
+    c.change_full(&doc, 42, text_linked).await;
+    let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": position(text_linked, text_linked.len(), false) })).await.unwrap();
+    assert_eq!(labels_at(&r), ["cart.ts", "lang.ts"], "the file the doc links to first");
     // Headings of a Markdown target.
     let text2 = "[g](guide.md#";
-    c.change_full(&doc, 5, text2).await;
+    c.change_full(&doc, 43, text2).await;
     let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": position(text2, text2.len(), false) })).await.unwrap();
     assert!(r["items"].as_array().unwrap().iter().any(|i| i["label"] == "guide"), "{r:#}");
     c.shutdown().await;

@@ -1,6 +1,8 @@
 -- knit for Neovim: registers `knit lsp` for Markdown and code buffers (diagnostics, code
 -- actions, hover, definition, completion and references come from the server through
--- Neovim's LSP client as they are) and adds :KnitPack, :KnitCheck and :KnitRecord.
+-- Neovim's LSP client as they are) and adds :KnitPack, :KnitCheck, :KnitRecord, and for
+-- reviewing drift :KnitChanges and :KnitRebind (knit.review, also behind the code actions
+-- "Show changes since review" and "Rebind … to…").
 --
 -- Works on Neovim 0.7 (vim.lsp.start_client + buf_attach_client), 0.8–0.10 (vim.lsp.start)
 -- and 0.11+ (vim.lsp.config + vim.lsp.enable).
@@ -87,6 +89,14 @@ local function status_handler(err, result, ctx)
   pcall(vim.api.nvim_exec_autocmds, "User", { pattern = "KnitStatus", modeline = false })
 end
 
+--- The init options sent: the configured ones, plus the commands whose result this
+--- plugin shows (the server offers their code actions only to clients that do).
+function M.init_options(opts)
+  local o = vim.deepcopy(opts or {})
+  o.clientCommands = o.clientCommands or vim.deepcopy(require("knit.review").client_commands)
+  return o
+end
+
 local function client_config()
   local c = M.config
   local handlers = { ["knit/status"] = status_handler }
@@ -95,7 +105,7 @@ local function client_config()
     cmd = c.cmd or { "knit", "lsp" },
     filetypes = c.filetypes or M.filetypes,
     root_markers = c.root_markers or M.root_markers,
-    init_options = c.init_options,
+    init_options = M.init_options(c.init_options),
     settings = c.settings,
     capabilities = c.capabilities,
     handlers = handlers,
@@ -122,6 +132,8 @@ function M.show_references(command, ctx)
   end
 end
 vim.lsp.commands["knit.showReferences"] = M.show_references
+-- The review commands' client side (vim.lsp.commands), for the same reason.
+require("knit.review")
 
 --- The server definition as a table for nvim-lspconfig / vim.lsp.config users.
 function M.server_config()
@@ -261,6 +273,14 @@ local function define_commands()
       end
     end)
   end, { desc = "knit: record every unrecorded anchor of this Markdown file" })
+  vim.api.nvim_create_user_command("KnitChanges", function()
+    local review = require("knit.review")
+    review.show_changes(review.cursor_args())
+  end, { desc = "knit: show what changed since review of the anchor under the cursor (diff in a scratch buffer)" })
+  vim.api.nvim_create_user_command("KnitRebind", function()
+    local review = require("knit.review")
+    review.rebind(review.cursor_args())
+  end, { desc = "knit: rebind the anchor under the cursor to any declaration (vim.ui.select)" })
 end
 
 --- setup({ cmd = { "knit", "lsp" }, filetypes = {...}, root_markers = {...}, init_options = {...},

@@ -81,16 +81,13 @@ const userData = path.join(tmp, "user-data");
 const extensions = path.join(tmp, "extensions");
 const workspace = path.join(tmp, "example");
 fs.cpSync(path.join(repo, "fixtures/example"), workspace, { recursive: true });
-// One commit of history: the pack's history reasons (recent work, changedWith) appear.
-const git = (...args) =>
-  execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null", ...args], {
-    cwd: workspace,
-    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-    stdio: "ignore",
-  });
-git("init", "-q");
-git("add", "-A");
-git("commit", "-qm", "Example workspace");
+// Two commits (editors/test-history.sh): the resolver's anchor reviewed with the whole
+// example, then `resolve` changed — what "Show changes since review" reads; the pack's
+// history reasons (recent work, changedWith) come from them too.
+execFileSync("bash", [path.join(repo, "editors/test-history.sh"), workspace, knit], {
+  env: { ...process.env, KNIT_CACHE_DIR: path.join(tmp, "cache"), KNIT_STATE_DIR: path.join(tmp, "state") },
+  stdio: "ignore",
+});
 // The second workspace: Rust, Python and Kotlin code described by one doc, its anchors
 // recorded by the knit under test. Without knit.toml nothing but the languages'
 // activation events can start the extension there, so those are under test too.
@@ -318,6 +315,138 @@ try {
   } else {
     check("clicking an item opens it", false, viewText);
   }
+
+  // ---- reviewing drift: the stale resolver anchor (line 3) has history ----------------
+  // Back to the doc, cursor inside the stale anchor's link.
+  await page.keyboard.press("Control+P");
+  await quick.waitFor({ timeout: TIMEOUT });
+  await quick.fill("docs/architecture.md");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "architecture.md" }).first().click({ timeout: TIMEOUT });
+  await page.locator(".tabs-container .tab.active", { hasText: "architecture.md" }).waitFor({ timeout: TIMEOUT });
+  const docEditor = page.locator(".editor-group-container.active .monaco-editor").first();
+  const gotoStale = async () => {
+    await docEditor.locator(".view-lines").click();
+    await page.keyboard.press("Control+G");
+    await quick.waitFor({ timeout: TIMEOUT });
+    await quick.fill(":3:40");
+    await page.keyboard.press("Enter");
+    await page.waitForTimeout(300);
+  };
+  // The hover says which commit holds the reviewed version, the commit since, the diff.
+  await gotoStale();
+  await palette("Show or Focus Hover");
+  try {
+    await page.locator(".monaco-hover:visible", { hasText: "Reviewed as of" }).first().waitFor({ timeout: TIMEOUT });
+  } catch {
+    // reported below
+  }
+  const staleHover = (await page.locator(".monaco-hover:visible").allInnerTexts().catch(() => [])).join("\n");
+  // The editor with its hover, as editors/vscode/media/hover-diff.png shows it.
+  const hoverBox = await page.locator(".monaco-hover:visible").first().boundingBox().catch(() => null);
+  const editorBox = await docEditor.boundingBox().catch(() => null);
+  const clip = hoverBox && editorBox ? { x: editorBox.x, y: editorBox.y, width: editorBox.width, height: Math.min(hoverBox.y + hoverBox.height + 16, 1000) - editorBox.y } : undefined;
+  await page.screenshot({ path: path.join(shots, "hover-diff.png"), ...(clip ? { clip } : {}) });
+  check(
+    "hover on the stale anchor shows the reviewed commit, the commit since and the diff",
+    /Reviewed as of \S+ \(\d{4}-\d\d-\d\d, Example workspace\)/.test(staleHover) &&
+      staleHover.includes("Resolver: name the unsupported language") &&
+      staleHover.includes("unsupported language: ${anchor.path}"),
+    staleHover,
+  );
+  await page.keyboard.press("Escape");
+  // Knit: Show changes since review (the code action runs the same command) opens the
+  // declaration's diff as a knit-diff: document beside the doc.
+  await gotoStale();
+  await palette("Knit: Show changes since review");
+  const diffTab = page.locator(".tabs-container .tab", { hasText: "AnchorResolver.resolve.diff" }).first();
+  try {
+    await diffTab.waitFor({ timeout: TIMEOUT });
+    await page.locator(".editor-group-container.active .view-lines", { hasText: "Reviewed as of" }).first().waitFor({ timeout: 10_000 });
+  } catch {
+    // reported below
+  }
+  // Monaco renders spaces as no-break spaces.
+  const diffText = (await page.locator(".editor-group-container.active .view-lines").first().innerText().catch(() => "")).replace(/\u00a0/g, " ");
+  await page.screenshot({ path: path.join(shots, "changes-since-review.png") });
+  check(
+    "Show changes since review opens the declaration's diff",
+    (await diffTab.count()) > 0 && diffText.includes("Reviewed as of") && diffText.includes("Resolver: name the unsupported language") && /\+\s*return `unsupported language/.test(diffText),
+    diffText,
+  );
+  // The lightbulb's list offers it too, next to the fixes.
+  await palette("View: Close Editor");
+  await page.locator(".tabs-container .tab.active", { hasText: "architecture.md" }).waitFor({ timeout: TIMEOUT }).catch(() => {});
+  await gotoStale();
+  await page.keyboard.press("Control+.");
+  const actionList = page.locator(".action-widget, .context-view .monaco-list").first();
+  await actionList.waitFor({ timeout: TIMEOUT }).catch(() => {});
+  const actionsText = await actionList.innerText().catch(() => "");
+  check("the code actions offer Show changes since review and Rebind … to…", actionsText.includes("Show changes since review") && /Rebind .* to…/.test(actionsText), actionsText);
+  await page.keyboard.press("Escape");
+  // Knit: Rebind anchor to… lists every declaration, most alike first, with why; the
+  // pick is applied to the doc.
+  await gotoStale();
+  await palette("Knit: Rebind anchor to…");
+  const pickRows = page.locator(".quick-input-list .monaco-list-row");
+  try {
+    await pickRows.filter({ hasText: "alike" }).first().waitFor({ timeout: TIMEOUT });
+  } catch {
+    // reported below
+  }
+  const picker = (await page.locator(".quick-input-list").innerText().catch(() => "")) || "";
+  await page.screenshot({ path: path.join(shots, "rebind-picker.png") });
+  check("Rebind anchor to… lists declarations with how alike and why", /AnchorResolver/.test(picker) && /\d+% alike: name shares/.test(picker), picker);
+  await quick.fill("LanguageRegistry.lookup");
+  await page.waitForTimeout(300);
+  await page.keyboard.press("Enter");
+  try {
+    await docEditor.locator(".view-lines", { hasText: "#LanguageRegistry.lookup" }).waitFor({ timeout: TIMEOUT });
+  } catch {
+    // reported below
+  }
+  const rebound = (await docEditor.locator(".view-lines").innerText().catch(() => "")).replace(/\u00a0/g, " ");
+  check("the picked declaration is applied to the doc", rebound.includes("lang.ts#LanguageRegistry.lookup"), rebound);
+  // Leave the doc as it was (the workspace is reused by nothing after this, but keep it honest).
+  await page.keyboard.press("Control+Z");
+
+  // Completion in a link destination: typing `/` opens the next folder level, the
+  // accepted file replaces only its segment; after `Class.` the members, and the
+  // accepted one is born recorded (its "knit:" title written).
+  await docEditor.locator(".view-lines").click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("[x](../src/");
+  const suggest = page.locator(".editor-widget.suggest-widget .monaco-list-row");
+  const accept = async (label) => {
+    const row = suggest.filter({ hasText: label }).first();
+    await row.waitFor({ timeout: TIMEOUT });
+    const rows = (await suggest.allInnerTexts().catch(() => [])).join(" | ");
+    await row.click();
+    await page.waitForTimeout(300);
+    return rows;
+  };
+  let offeredPaths = "";
+  try {
+    offeredPaths = await accept("resolve.ts");
+  } catch {
+    // reported below
+  }
+  await page.keyboard.type("#AnchorResolver.");
+  let offeredMembers = "";
+  try {
+    offeredMembers = await accept("AnchorResolver.resolve");
+  } catch {
+    // reported below
+  }
+  const completed = (await docEditor.locator(".view-lines").innerText().catch(() => "")).replace(/\u00a0/g, " ");
+  await page.screenshot({ path: path.join(shots, "completion.png") });
+  check("completion after ../src/ offers the folder's files and folders", /resolve\.ts/.test(offeredPaths) && /util\//.test(offeredPaths), offeredPaths);
+  check(
+    "accepting a file then a member writes the anchor once, born recorded",
+    completed.includes('[x](../src/resolve.ts#AnchorResolver.resolve "knit:') && !completed.includes("src/../src"),
+    { offeredMembers, completed },
+  );
+  for (let i = 0; i < 6; i++) await page.keyboard.press("Control+Z");
 
   // ---- the code side in Rust, Python and Kotlin (the second workspace) ----------------
   check("knit anchors record baselines the polyglot doc", /recorded [1-9]\d* baseline/.test(recorded), recorded);

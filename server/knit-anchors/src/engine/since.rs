@@ -83,7 +83,7 @@ pub fn explain(
         .iter()
         .find(|d| Some(&d.qualified_name) == now.symbol.as_ref() && d.name_line == now.line)
         .ok_or(NotApplicable)?;
-    let body = now_text.strip_prefix('\u{feff}').unwrap_or(&now_text).get(decl.start_byte as usize..decl.end_byte as usize).ok_or(NotApplicable)?.to_string();
+    let body = declaration_text(now_text.strip_prefix('\u{feff}').unwrap_or(&now_text), decl.start_byte, decl.end_byte).ok_or(NotApplicable)?.to_string();
     let mut paths = vec![path.clone()];
     if now.path != *path {
         paths.push(now.path.clone());
@@ -140,7 +140,7 @@ pub fn since_review(
         let decl = match syntax.resolve(fragment) {
             Resolution::Unique(i) => {
                 let d = &syntax.declarations[i];
-                let body = v.text.strip_prefix('\u{feff}').unwrap_or(v.text).get(d.start_byte as usize..d.end_byte as usize).unwrap_or("");
+                let body = declaration_text(v.text.strip_prefix('\u{feff}').unwrap_or(v.text), d.start_byte, d.end_byte).unwrap_or("");
                 Some((d.fingerprint, body.to_string()))
             }
             _ => None,
@@ -212,6 +212,15 @@ pub fn day(secs: i64) -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A declaration's text for the diff, from the start of its first line when only
+/// indentation precedes it there, so the first line is indented like the rest.
+fn declaration_text(text: &str, start: u32, end: u32) -> Option<&str> {
+    let (start, end) = (start as usize, end as usize);
+    let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
+    let from = if text[line_start..start].chars().all(|c| c == ' ' || c == '\t') { line_start } else { start };
+    text.get(from..end)
 }
 
 fn with_final_newline(s: &str) -> String {

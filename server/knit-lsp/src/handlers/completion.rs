@@ -9,8 +9,8 @@
 //! `/`, the member after the last `.` of a fragment — and its filter text is that segment.
 //! Clients that insert at their own word start (Neovim 0.7's omnifunc, where `/`, `.` and
 //! `#` end a word) then insert exactly what a client honouring the edit range would.
-//! Paths come one folder level at a time, folders with a trailing `/`, files the doc
-//! already anchors first.
+//! Paths come one folder level at a time, folders with a trailing `/`: files the doc
+//! already anchors first, then files open in the editor (most recent first), then by name.
 
 use crate::analysis::strip_bom;
 use crate::document::FileKind;
@@ -59,7 +59,15 @@ pub fn completion(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Completio
             let segment_start = ctx.start + partial.rfind('/').map_or(0, |i| i + 1);
             let segment_end = line[cursor..tail].find(['/', '#']).map_or(tail, |i| cursor + i);
             let range = lsp_range(snap, &loc, ls, segment_start, segment_end);
-            path_items(&loc, text, partial, range)
+            // open buffers of this folder, most recently focused or edited first
+            let recent: Vec<String> = snap
+                .recency
+                .iter()
+                .filter_map(|u| snap.docs.get(u).and_then(|d| d.loc.as_ref()))
+                .filter(|(fi, _)| *fi == loc.fi)
+                .map(|(_, rel)| rel.clone())
+                .collect();
+            path_items(&loc, text, partial, range, &recent)
         }
     };
     let incomplete = items.len() >= MAX_ITEMS;
@@ -110,8 +118,10 @@ fn lsp_range(snap: &Snapshot, loc: &Located, line_start: usize, a: usize, b: usi
 }
 
 /// One folder level of the workspace under what is typed: the entries of that folder
-/// whose name starts with the typed segment (case ignored), folders as `name/`.
-fn path_items(loc: &Located, doc_text: &str, partial: &str, range: Range) -> Vec<CompletionItem> {
+/// whose name starts with the typed segment (case ignored), folders as `name/`. Order:
+/// what the doc already links to, then what is open in the editor (most recently
+/// focused or edited first; `recent`), then by name.
+fn path_items(loc: &Located, doc_text: &str, partial: &str, range: Range, recent: &[String]) -> Vec<CompletionItem> {
     let (dir_typed, segment) = partial.rsplit_once('/').map_or(("", partial), |(d, s)| (d, s));
     let rooted = partial.starts_with('/');
     // the workspace folder the typed directory names (`..` past the root: nothing)
@@ -133,7 +143,7 @@ fn path_items(loc: &Located, doc_text: &str, partial: &str, range: Range) -> Vec
         .filter_map(|l| join(&loc.rel, &percent_decode_str(l.dest_raw.split('#').next().unwrap_or("")).decode_utf8_lossy()))
         .collect();
     let lower = segment.to_lowercase();
-    let mut entries: Vec<(String, bool, bool)> = Vec::new(); // (name, is folder, linked)
+    let mut entries: Vec<(String, bool, bool, usize)> = Vec::new(); // (name, is folder, linked, recency rank)
     for f in loc.folder.overlay.files().iter() {
         let Some(rest) = f.strip_prefix(&prefix) else { continue };
         if *f == loc.rel || rest.is_empty() {
@@ -143,19 +153,21 @@ fn path_items(loc: &Located, doc_text: &str, partial: &str, range: Range) -> Vec
             Some((d, _)) => (format!("{d}/"), true),
             None => (rest.to_string(), false),
         };
-        if !name.to_lowercase().starts_with(&lower) || entries.iter().any(|(n, _, _)| *n == name) {
+        if !name.to_lowercase().starts_with(&lower) || entries.iter().any(|(n, ..)| *n == name) {
             continue;
         }
         let full = format!("{prefix}{}", name.trim_end_matches('/'));
-        let is_linked = linked.iter().any(|l| *l == full || l.starts_with(&format!("{full}/")));
-        entries.push((name, folder, is_linked));
+        let under = |p: &String| *p == full || p.starts_with(&format!("{full}/"));
+        let is_linked = linked.iter().any(under);
+        let opened = recent.iter().position(under).unwrap_or(usize::MAX);
+        entries.push((name, folder, is_linked, opened));
     }
-    entries.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.to_lowercase().cmp(&b.0.to_lowercase())));
+    entries.sort_by(|a, b| b.2.cmp(&a.2).then(a.3.cmp(&b.3)).then(a.0.to_lowercase().cmp(&b.0.to_lowercase())));
     entries
         .into_iter()
         .take(MAX_ITEMS)
         .enumerate()
-        .map(|(rank, (name, folder, _))| {
+        .map(|(rank, (name, folder, ..))| {
             let full = format!("{prefix}{}", name.trim_end_matches('/'));
             let kind = if folder {
                 CompletionItemKind::FOLDER

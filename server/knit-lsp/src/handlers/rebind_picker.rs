@@ -1,7 +1,8 @@
 //! The "Rebind to…" picker (`workspace/executeCommand`):
 //! `knit.rebindCandidates [uri, position]` ranks every declaration of the workspace as a
-//! new target for the symbol anchor at `position` (`Session::rebind_targets`: similarity
-//! and why), and `knit.rebind [uri, position, { path, symbol }]` rebinds it to the one
+//! new target for the symbol anchor at `position` — where the check found a moved or
+//! renamed one and a lost one's candidates first, then `Session::rebind_targets`'
+//! ranking, each with its similarity and why — and `knit.rebind [uri, position, { path, symbol }]` rebinds it to the one
 //! the user picked, through `workspace/applyEdit`, its baseline re-recorded from the new
 //! target. Clients show the list (VS Code a quick pick, Neovim `vim.ui.select`); the CLI's
 //! twin is `knit anchors rebind DOC:LINE TARGET`.
@@ -9,7 +10,7 @@
 use super::util::{doc_at, lsp_edits, now_of_candidate, workspace_edit};
 use crate::handle::ServerHandle;
 use knit_anchors::edit::rebind_to;
-use knit_anchors::{Candidate, Target};
+use knit_anchors::{Candidate, State, Target};
 use serde_json::{json, Value};
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{Position, Uri};
@@ -34,7 +35,24 @@ pub async fn candidates(b: &ServerHandle, args: &[Value]) -> Result<Value> {
             return Err(Error::invalid_params(format!("`{}` does not name a declaration", a.anchor.link.dest_raw)));
         }
         let mut session = at.loc.folder.session();
-        let items: Vec<Value> = session.rebind_targets(&a.anchor, MAX_TARGETS).iter().map(item).collect();
+        // What the check itself found comes first: where a moved or renamed declaration
+        // is now, then a lost anchor's candidates; then every declaration by likeness.
+        let mut first: Vec<Candidate> = Vec::new();
+        if let Some(now) = &a.verdict.now {
+            // A stale anchor's `now` is its own target: rebinding there is confirming.
+            let moved = matches!(a.verdict.state, State::Moved | State::Renamed | State::MovedRenamed);
+            if let Some(symbol) = now.symbol.clone().filter(|_| moved) {
+                let why = format!("where the check found it ({})", a.verdict.state.as_str());
+                first.push(Candidate { kind: now.kind.clone().unwrap_or_default(), similarity: Some(100), ..Candidate::new(now.path.clone(), symbol, now.line, why) });
+            }
+        }
+        first.extend(a.verdict.candidates.iter().filter(|c| !c.symbol.is_empty()).cloned());
+        let ranked = session.rebind_targets(&a.anchor, MAX_TARGETS);
+        let seen = |c: &Candidate, list: &[Candidate]| list.iter().any(|f| f.path == c.path && f.symbol == c.symbol);
+        let mut all = first.clone();
+        all.extend(ranked.into_iter().filter(|c| !seen(c, &first)));
+        all.truncate(MAX_TARGETS);
+        let items: Vec<Value> = all.iter().map(item).collect();
         Ok(json!({ "anchor": a.anchor.link.dest_raw, "doc": format!("{}:{}", a.anchor.doc, a.anchor.line()), "items": items }))
     })
     .await?

@@ -11,7 +11,8 @@ return {
     filetypes = { "markdown", "typescript", "typescriptreact", "javascript", "javascriptreact", "swift", "rust", "python", "go", "kotlin" },
     root_dir = util.root_pattern("knit.toml", ".git"),
     single_file_support = false,
-    init_options = { diagnostics = { workspace = true } },
+    -- clientCommands: the knit plugin shows those commands' results (knit.review).
+    init_options = { diagnostics = { workspace = true }, clientCommands = { "knit.changesSinceReview", "knit.rebindCandidates" } },
     handlers = {
       ["knit/status"] = function(err, result, ctx)
         if not err and type(result) == "table" then
