@@ -129,4 +129,21 @@ mod tests {
         assert_eq!(name_similarity("Mixer.blend(first:second:)", "Other.blend").0, 1.0);
         assert_eq!(name_similarity("handler", "handlers").1, ["handler"]);
     }
+
+    #[test]
+    fn did_you_mean_puts_the_likeliest_declaration_first() {
+        let src = "export class Hono {\n  basePath(p: string) { return p; }\n  notFound() {}\n}\nexport interface HonoOptions { strict: boolean }\n";
+        let syn = crate::parse(crate::Lang::TypeScript, src);
+        let names = |want: &str| -> Vec<String> {
+            crate::fragment::suggestions(want, &syn.declarations, 3).iter().map(|&i| syn.declarations[i].qualified_name.clone()).collect()
+        };
+        // The class the name extends, before a member that shares one of its words.
+        let got = names("HonoBase");
+        assert_eq!(got.first().map(String::as_str), Some("Hono"), "{got:?}");
+        assert!(got.contains(&"Hono.basePath".to_string()), "{got:?}");
+        // A typo in a member finds that member first.
+        assert_eq!(names("Hono.notFond").first().map(String::as_str), Some("Hono.notFound"));
+        // Nothing alike: nothing offered.
+        assert!(names("zzz").is_empty());
+    }
 }
