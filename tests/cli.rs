@@ -459,3 +459,19 @@ fn rebind_points_an_anchor_at_any_declaration_and_records_it() {
     assert_eq!(ws.knit(&["anchors", "rebind", "docs/guide.md:1", "basename"]).status.code(), Some(2));
     assert_eq!(ws.knit(&["anchors", "rebind", "docs/guide.md", "basename"]).status.code(), Some(2));
 }
+
+/// A lost anchor's human report lists its likeliest targets with how alike and why, and
+/// says how to rebind it.
+#[test]
+fn a_lost_anchor_lists_ranked_candidates_and_the_rebind_command() {
+    let ws = recorded_ws();
+    // `Resolver.resolve` rewritten under another name: nothing has its name or body.
+    ws.write("src/resolve.ts", "export class Resolver {\n  resolvePath(p: string): string {\n    return p.split(\"/\").pop() ?? p;\n  }\n}\n");
+    let out = ws.knit(&["check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("lost"), "{text}");
+    assert!(text.contains("candidate: src/resolve.ts#Resolver.resolvePath (line 2) — "), "{text}");
+    assert!(text.contains("% alike: name shares `resolve`; in `Resolver`; same kind (method); same file"), "{text}");
+    assert!(text.contains("knit anchors rebind docs/guide.md:3 PATH#NAME"), "{text}");
+}

@@ -50,6 +50,11 @@ struct Expect {
     now_lines: Option<[u32; 2]>,
     reason: Option<String>,
     candidates_min: Option<usize>,
+    /// The first candidate's symbol (candidates are ranked, best first).
+    first_candidate: Option<String>,
+    /// Symbols that must not be offered as candidates.
+    #[serde(default)]
+    not_candidates: Vec<String>,
     #[serde(default)]
     members: Vec<String>,
 }
@@ -168,6 +173,17 @@ fn run_case(dir: &Path) -> Result<(), String> {
             let n = d["candidates"].as_array().map(|a| a.len()).unwrap_or(0);
             if n < min {
                 wrong.push(format!("{n} candidates (expected ≥ {min})"));
+            }
+        }
+        let cands: Vec<&str> = d["candidates"].as_array().map(|a| a.iter().filter_map(|c| c["symbol"].as_str()).collect()).unwrap_or_default();
+        if let Some(first) = &e.first_candidate {
+            if cands.first() != Some(&first.as_str()) {
+                wrong.push(format!("candidates {cands:?} (expected {first} first)"));
+            }
+        }
+        for not in &e.not_candidates {
+            if cands.contains(&not.as_str()) {
+                wrong.push(format!("candidates {cands:?} offer {not}"));
             }
         }
         for m in &e.members {

@@ -37,7 +37,7 @@ fn action_for(state: State, doc: &str, line: u32) -> String {
     match state {
         State::Stale => format!("review the text, then: knit anchors confirm {doc}:{line}"),
         State::Moved | State::Renamed | State::MovedRenamed => format!("knit anchors confirm {doc}:{line}  (rewrites the link to where the code went)"),
-        State::Lost => "point the link at the code it meant (candidates above), or remove it".to_string(),
+        State::Lost => format!("point it at the code it meant: knit anchors rebind {doc}:{line} PATH#NAME (candidates above), or remove it"),
         State::Invalid => "fix the link's destination".to_string(),
         State::Unrecorded => format!("knit anchors record {doc}"),
         State::Unchecked => "not judged this time: check again once the file parses, or raise the budget in knit.toml".to_string(),
@@ -100,7 +100,15 @@ pub fn human(report: &CheckReport, docs: usize, root: &std::path::Path, colour: 
             .detail
             .candidates
             .iter()
-            .map(|c| if c.symbol.is_empty() { format!("candidate: {}", c.path) } else { format!("candidate: {}#{} (line {})", c.path, c.symbol, c.line) })
+            .map(|c| {
+                let at = if c.symbol.is_empty() { format!("candidate: {}", c.path) } else { format!("candidate: {}#{} (line {})", c.path, c.symbol, c.line) };
+                match (c.similarity, c.why.is_empty()) {
+                    (Some(p), false) => format!("{at} — {p}% alike: {}", c.why),
+                    (Some(p), true) => format!("{at} — {p}% alike"),
+                    (None, false) => format!("{at} — {}", c.why),
+                    (None, true) => at,
+                }
+            })
             .collect();
         if explained && matches!(a.state, State::Stale | State::Moved | State::Renamed | State::MovedRenamed) {
             notes.extend(since_notes(a.detail.since.as_ref(), a.detail.since_missing));
