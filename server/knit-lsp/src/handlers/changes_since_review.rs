@@ -5,12 +5,11 @@
 //! none. The server only computes it; clients show it (VS Code as a `knit-diff:` virtual
 //! document, Neovim in a scratch buffer), since LSP has no request to open a new text.
 
-use super::util::{doc_at, explain_since};
+use super::util::{doc_at, explain_since, uri_and_position};
 use crate::handle::ServerHandle;
 use knit_anchors::engine::since::{changes_document, NoSince, MAX_DOCUMENT_DIFF_LINES};
 use serde_json::{json, Value};
 use tower_lsp_server::jsonrpc::{Error, Result};
-use tower_lsp_server::ls_types::{Position, Uri};
 
 /// Reading history for a diff the user asked for may take longer than a hover may.
 const HISTORY_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
@@ -18,9 +17,7 @@ const HISTORY_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 /// `{ anchor, doc, title, text }` where `text` is the diff document, or `text: null` and a
 /// `message` saying why there is none.
 pub async fn changes(b: &ServerHandle, args: &[Value]) -> Result<Value> {
-    let usage = || Error::invalid_params("knit.changesSinceReview takes [uri, position] of an anchor in a Markdown file");
-    let uri: Uri = args.first().and_then(Value::as_str).and_then(|s| s.parse().ok()).ok_or_else(usage)?;
-    let pos: Position = args.get(1).cloned().and_then(|v| serde_json::from_value(v).ok()).ok_or_else(usage)?;
+    let (uri, pos) = uri_and_position(args, "knit.changesSinceReview takes [uri, position] of an anchor in a Markdown file")?;
     let snap = b.snapshot().await?;
     b.blocking(move || {
         let at = doc_at(&snap, &uri, pos).ok_or_else(|| Error::invalid_params(format!("{} is not a Markdown file of the workspace", uri.as_str())))?;

@@ -7,22 +7,15 @@
 //! target. Clients show the list (VS Code a quick pick, Neovim `vim.ui.select`); the CLI's
 //! twin is `knit anchors rebind DOC:LINE TARGET`.
 
-use super::util::{doc_at, lsp_edits, now_of_candidate, workspace_edit};
+use super::util::{doc_at, lsp_edits, now_of_candidate, uri_and_position, workspace_edit};
 use crate::handle::ServerHandle;
 use knit_anchors::edit::rebind_to;
 use knit_anchors::{Candidate, State, Target};
 use serde_json::{json, Value};
 use tower_lsp_server::jsonrpc::{Error, Result};
-use tower_lsp_server::ls_types::{Position, Uri};
 
 /// How many targets the picker lists: the client filters them as the user types.
 const MAX_TARGETS: usize = 500;
-
-fn uri_and_position(args: &[Value], usage: &str) -> Result<(Uri, Position)> {
-    let uri: Uri = args.first().and_then(Value::as_str).and_then(|s| s.parse().ok()).ok_or_else(|| Error::invalid_params(usage.to_string()))?;
-    let pos: Position = args.get(1).cloned().and_then(|v| serde_json::from_value(v).ok()).ok_or_else(|| Error::invalid_params(usage.to_string()))?;
-    Ok((uri, pos))
-}
 
 /// `{ anchor, doc, items: [{ label, description, detail, path, symbol, line, kind, similarity, why }] }`, best first.
 pub async fn candidates(b: &ServerHandle, args: &[Value]) -> Result<Value> {

@@ -169,3 +169,12 @@ pub fn now_of_candidate(a: &knit_anchors::Anchor, c: &knit_anchors::Candidate) -
         column: 0,
     }
 }
+
+/// The `[uri, position, …]` arguments of a command about a place in a doc; `usage` is the
+/// error when they are missing or malformed.
+pub fn uri_and_position(args: &[serde_json::Value], usage: &str) -> tower_lsp_server::jsonrpc::Result<(Uri, Position)> {
+    let bad = || tower_lsp_server::jsonrpc::Error::invalid_params(usage.to_string());
+    let uri: Uri = args.first().and_then(serde_json::Value::as_str).and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+    let pos: Position = args.get(1).cloned().and_then(|v| serde_json::from_value(v).ok()).ok_or_else(bad)?;
+    Ok((uri, pos))
+}
