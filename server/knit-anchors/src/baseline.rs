@@ -1,8 +1,12 @@
 //! Baselines: the reviewed state, stored in the link title as `knit:<baseline>`.
 //!
 //! Scheme v1 (at most 40 chars of `[A-Za-z0-9_-]`): the first char is the scheme
-//! version (`1`), so a future `2…` can coexist; the second is a flags char (6 bits);
-//! then fingerprints in base64url (12 chars = 72 bits each).
+//! version; the second is a flags char (6 bits); then fingerprints in base64url (12
+//! chars = 72 bits each). A declaration baseline's first char is also the print scheme
+//! its fingerprints were computed with (`knit_syntax::PRINT_SCHEME`): `1` up to
+//! 2026-12-01, `2` since (same layout). An old one is compared with prints by its own
+//! rules, so a knit that hashes differently never turns it stale on unchanged code;
+//! recording again writes the current scheme. Line ranges and doc sections are `1`.
 //!
 //! | type | layout | length |
 //! |---|---|---|
@@ -49,6 +53,8 @@ pub enum Baseline {
         /// What the workspace looked like when recorded (None: not indexed completely).
         workspace: Option<WorkspaceFacts>,
         sketch: Option<u128>,
+        /// The print scheme of its fingerprints (see the module header).
+        scheme: u8,
     },
     Lines {
         fingerprint: Fingerprint,
@@ -124,13 +130,15 @@ impl Baseline {
             identity: d.identity,
             workspace,
             sketch,
+            scheme: knit_syntax::PRINT_SCHEME,
         }
     }
 
     pub fn encode(&self) -> String {
         let mut s = String::from("1");
         match self {
-            Baseline::Declaration { fingerprint, body, body_unique, container_unique, identity, workspace, sketch } => {
+            Baseline::Declaration { fingerprint, body, body_unique, container_unique, identity, workspace, sketch, scheme } => {
+                s = scheme.clamp(&1, &9).to_string();
                 let mut bits = 0u8;
                 if body.is_some() {
                     bits |= 1 << 2;
@@ -174,10 +182,15 @@ impl Baseline {
 
     pub fn decode(s: &str) -> Option<Baseline> {
         let b = s.as_bytes();
-        if b.len() < 14 || b[0] != b'1' {
+        // `2`: a declaration printed by scheme 2 (the only kind whose prints changed).
+        if b.len() < 14 || !(b[0] == b'1' || b[0] == b'2') {
             return None;
         }
+        let scheme = b[0] - b'0';
         let bits = flag_bits(b[1])?;
+        if scheme > 1 && bits & 3 != 0 {
+            return None;
+        }
         match bits & 3 {
             0 => {
                 let ws = flag_bits(*b.get(2)?)?;
@@ -210,6 +223,7 @@ impl Baseline {
                     identity: identity_from(bits >> 4),
                     workspace,
                     sketch,
+                    scheme,
                 })
             }
             1 => {
@@ -274,7 +288,7 @@ mod tests {
         let fp = Fingerprint::of_bytes(b"a");
         let body = Fingerprint::of_bytes(b"b");
         let all = [
-            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, container_unique: false, identity: IdentityKind::Value, workspace: None, sketch: None },
+            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, container_unique: false, identity: IdentityKind::Value, workspace: None, sketch: None, scheme: 1 },
             Baseline::Declaration {
                 fingerprint: fp,
                 body: Some(body),
@@ -283,6 +297,7 @@ mod tests {
                 identity: IdentityKind::Type,
                 workspace: Some(WorkspaceFacts { body_unique: true, name_unique: false }),
                 sketch: Some((1 << 77) | 5),
+                scheme: 2,
             },
             Baseline::Declaration {
                 fingerprint: fp,
@@ -292,8 +307,9 @@ mod tests {
                 identity: IdentityKind::Module,
                 workspace: Some(WorkspaceFacts { body_unique: false, name_unique: true }),
                 sketch: None,
+                scheme: 2,
             },
-            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, container_unique: false, identity: IdentityKind::Type, workspace: None, sketch: Some(1 << 40) },
+            Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, container_unique: false, identity: IdentityKind::Type, workspace: None, sketch: Some(1 << 40), scheme: 1 },
             Baseline::Lines { fingerprint: fp, count: 4242 },
             Baseline::Doc { fingerprint: fp },
         ];
@@ -305,6 +321,15 @@ mod tests {
         }
         assert_eq!(Baseline::decode("2abc"), None);
         assert_eq!(Baseline::decode("1"), None);
+        // The first char of a declaration is its print scheme; only declarations have a 2.
+        let d = Baseline::Declaration { fingerprint: fp, body: None, body_unique: false, container_unique: false, identity: IdentityKind::Value, workspace: None, sketch: None, scheme: 2 };
+        let enc = d.encode();
+        assert!(enc.starts_with('2'), "{enc}");
+        let old = format!("1{}", &enc[1..]);
+        assert!(matches!(Baseline::decode(&old), Some(Baseline::Declaration { scheme: 1, .. })));
+        let lines = Baseline::Lines { fingerprint: fp, count: 3 }.encode();
+        assert!(lines.starts_with('1'));
+        assert_eq!(Baseline::decode(&format!("2{}", &lines[1..])), None);
         assert_eq!(baseline_in_title("Reviewed knit:1abc by me"), Some("1abc"));
     }
 }

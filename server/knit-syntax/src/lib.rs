@@ -32,8 +32,16 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// when [`FileSyntax`]'s serialized shape does, so that caches keyed by content are
 /// invalidated (baselines carry their own version). 2: `too_deep` and `timed_out`;
 /// 3: `over_budget`; 4: grammar-gap repairs (the same text can now parse without errors);
-/// 5: export aliases.
-pub const SCHEME_VERSION: u32 = 5;
+/// 5: export aliases; 6: print scheme 2 (see [`PRINT_SCHEME`]).
+pub const SCHEME_VERSION: u32 = 6;
+
+/// Version of the rules that turn tokens into fingerprints; declaration baselines record
+/// the one they were computed with, so changing what is hashed never turns a recorded
+/// anchor stale on unchanged code (an old baseline is compared with a print by its own
+/// rules, [`parse_with_print_scheme`]). 1: knit up to 2026-12-01; 2: parentheses around
+/// a nested conditional and around types elided where the tree is the same without them
+/// (prettier adds and drops them with the line width).
+pub const PRINT_SCHEME: u8 = 2;
 
 /// Declarations nested in declarations deeper than this are not extracted (DESIGN 1.3:
 /// `unchecked`, reason `too_deep`). Real code stays far below it — a method in a class
@@ -73,6 +81,19 @@ pub const DECLS_SLACK: usize = 8192;
 /// Parses `source` as `lang` and returns its declarations, in file order.
 pub fn parse(lang: Lang, source: &str) -> FileSyntax {
     lang::parse(lang, source, None).0
+}
+
+/// [`parse`] with the token rules of an earlier [`PRINT_SCHEME`] (the current one for any
+/// other value): the prints an old baseline was computed with. Declarations and their
+/// order are the same as [`parse`]'s; only fingerprints may differ.
+pub fn parse_with_print_scheme(lang: Lang, source: &str, scheme: u8, deadline: Option<Instant>) -> FileSyntax {
+    lang::parse_scheme(lang, source, deadline, scheme).0
+}
+
+/// Whether `lang`'s prints under print scheme `scheme` can differ from the current ones
+/// (only then is a second parse by the old rules worth its cost).
+pub fn print_scheme_differs(lang: Lang, scheme: u8) -> bool {
+    scheme != PRINT_SCHEME && lang::has_v1_rules(lang)
 }
 
 /// [`parse`] under a deadline: parsing and extraction stop once `deadline` has passed

@@ -395,3 +395,29 @@ fn export_aliases_are_facts_of_the_file_not_declarations() {
     // Other languages have no such form.
     assert!(knit_syntax::parse(Lang::Rust, "pub use a as b;\n").aliases.is_empty());
 }
+
+/// Parentheses prettier adds or removes with the line width (nested conditionals, in
+/// expressions and in types) are not a change; parentheses that change the tree are.
+#[test]
+fn typescript_parentheses_a_formatter_moves_are_not_a_change() {
+    let ts = Lang::TypeScript;
+    same(
+        ts,
+        "export function first(h: any, k: string) {\n  const v = h ? (Array.isArray(h[k]) ? h[k][0] : h[k]) : undefined;\n  return v;\n}\n",
+        "export function first(h: any, k: string) {\n  const v = h\n    ? Array.isArray(h[k])\n      ? h[k][0]\n      : h[k]\n    : undefined;\n  return v;\n}\n",
+        "first",
+    );
+    same(ts, "export function f(a: boolean, b: boolean) {\n  return a ? 1 : (b ? 2 : 3);\n}\n", "export function f(a: boolean, b: boolean) {\n  return a ? 1 : b ? 2 : 3;\n}\n", "f");
+    same(
+        ts,
+        "export type P<R> = R extends E ? (R extends { s: U } ? R : never) : R;\n",
+        "export type P<R> = R extends E\n  ? R extends { s: U }\n    ? R\n    : never\n  : R;\n",
+        "P",
+    );
+    same(ts, "export type L = (Item)[];\n", "export type L = Item[];\n", "L");
+    same(ts, "export let x: (A | B) = a;\n", "export let x: A | B = a;\n", "x");
+    // Parentheses that change the tree are a change.
+    differ(ts, "export type L = (A | B)[];\n", "export type L = A | B[];\n", "L");
+    differ(ts, "export function g(a: number, b: number, c: number) {\n  return (a + b) * c;\n}\n", "export function g(a: number, b: number, c: number) {\n  return a + b * c;\n}\n", "g");
+    differ(ts, "export function h(a: boolean, b: boolean) {\n  return (a ? b : a) ? 1 : 2;\n}\n", "export function h(a: boolean, b: boolean) {\n  return a ? b : a ? 1 : 2;\n}\n", "h");
+}

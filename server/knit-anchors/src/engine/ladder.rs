@@ -68,7 +68,7 @@ impl Session<'_> {
             }
         }
         let mut text: Arc<str> = Arc::from("");
-        let hinted = match self.parsed(path, lang) {
+        let hinted = match self.parsed_for(path, lang, baseline.as_ref()) {
             Ok((t, syn)) => {
                 text = t;
                 Some(syn)
@@ -456,7 +456,7 @@ impl Session<'_> {
         let (Ok(Target::Symbol { path, fragment, lang: Some(lang) }), Some(Baseline::Declaration { fingerprint, .. })) = (&a.target, &a.baseline) else {
             return false;
         };
-        let Ok((_, syn)) = self.parsed(path, *lang) else { return false };
+        let Ok((_, syn)) = self.parsed_for(path, *lang, a.baseline.as_ref()) else { return false };
         match syn.resolve(fragment) {
             Resolution::Unique(i) => {
                 let d = &syn.declarations[i];

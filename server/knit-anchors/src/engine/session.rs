@@ -33,11 +33,13 @@ pub struct Session<'a> {
     pub budget: Budget,
     pub(super) seen: HashMap<String, Seen>,
     pub(super) repo: Option<RepoIndex>,
+    /// Files parsed by an earlier print scheme's rules, for baselines of that scheme.
+    legacy: HashMap<(String, u8), Arc<FileSyntax>>,
 }
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new() }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted
@@ -103,6 +105,25 @@ impl<'a> Session<'a> {
             }
             other => Err(other),
         }
+    }
+
+    /// The declarations of `path` as `baseline`'s print scheme reads them: the current
+    /// parse, or — for a declaration baseline of an earlier scheme, in a language whose
+    /// prints changed since — a parse by that scheme's rules (same declarations in the
+    /// same order, fingerprints as they were computed then), kept for the session.
+    pub(super) fn parsed_for(&mut self, path: &str, lang: Lang, baseline: Option<&Baseline>) -> Result<(Arc<str>, Arc<FileSyntax>), Seen> {
+        let (text, syn) = self.parsed(path, lang)?;
+        let Some(Baseline::Declaration { scheme, .. }) = baseline else { return Ok((text, syn)) };
+        if syn.timed_out || !knit_syntax::print_scheme_differs(lang, *scheme) {
+            return Ok((text, syn));
+        }
+        let key = (path.to_string(), *scheme);
+        if let Some(old) = self.legacy.get(&key) {
+            return Ok((text, old.clone()));
+        }
+        let old = Arc::new(knit_syntax::parse_with_print_scheme(lang, strip_bom(&text), *scheme, self.budget.deadline()));
+        self.legacy.insert(key, old.clone());
+        Ok((text, old))
     }
 
     /// Resolves one anchor.

@@ -70,7 +70,7 @@ pub fn explain(
         return Err(NotApplicable);
     }
     let Ok(Target::Symbol { path, fragment, lang: Some(lang) }) = &a.target else { return Err(NotApplicable) };
-    let Some(Baseline::Declaration { fingerprint, .. }) = &a.baseline else { return Err(NotApplicable) };
+    let Some(Baseline::Declaration { fingerprint, scheme, .. }) = &a.baseline else { return Err(NotApplicable) };
     // The declaration's text today.
     let now = v.now.as_ref().ok_or(NotApplicable)?;
     let now_text = match session.read(&now.path) {
@@ -93,7 +93,7 @@ pub fn explain(
         let read = history(&p);
         let versions: Vec<Version> =
             read.versions.iter().map(|f| Version { commit: &f.commit, time: f.time, subject: &f.subject, text: &f.text }).collect();
-        if let Some(s) = since_review(session.cache, *lang, fragment, *fingerprint, &versions, &body, max_diff_lines) {
+        if let Some(s) = since_review(session.cache, *lang, fragment, (*fingerprint, *scheme), &versions, &body, max_diff_lines) {
             return Ok(s);
         }
         if !read.complete {
@@ -120,14 +120,15 @@ pub const MAX_DIFF_LINES: usize = 80;
 pub const MAX_DOCUMENT_DIFF_LINES: usize = 5000;
 
 /// The reviewed version among `versions` (newest first) of the declaration `fragment`
-/// designates, and what changed after it; `now` is the declaration's text today. None
+/// designates — the one whose print, by the baseline's print scheme, is the baseline's
+/// fingerprint — and what changed after it; `now` is the declaration's text today. None
 /// when no version has the baseline's fingerprint (a baseline never committed, a shallow
 /// history, a file moved since).
 pub fn since_review(
     cache: &DeclCache,
     lang: Lang,
     fragment: &Fragment,
-    baseline: Fingerprint,
+    (baseline, scheme): (Fingerprint, u8),
     versions: &[Version],
     now: &str,
     max_diff_lines: usize,
@@ -136,7 +137,12 @@ pub fn since_review(
     let mut seen: Vec<Option<(Fingerprint, String)>> = Vec::with_capacity(versions.len());
     let mut reviewed = None;
     for (k, v) in versions.iter().enumerate() {
-        let syntax = cache.parse_until(lang, v.text.strip_prefix('\u{feff}').unwrap_or(v.text), None);
+        let text = v.text.strip_prefix('\u{feff}').unwrap_or(v.text);
+        let syntax = if knit_syntax::print_scheme_differs(lang, scheme) {
+            Arc::new(knit_syntax::parse_with_print_scheme(lang, text, scheme, None))
+        } else {
+            cache.parse_until(lang, text, None)
+        };
         let decl = match syntax.resolve(fragment) {
             Resolution::Unique(i) => {
                 let d = &syntax.declarations[i];
@@ -253,7 +259,7 @@ mod tests {
             Version { commit: "c1c1c1c1c1c1c1c1", time: 1, subject: "add total", text: V1 },
         ];
         let now = "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 1);\n}";
-        let s = since_review(&cache, Lang::TypeScript, &fragment, fp(V1), &versions, now, MAX_DIFF_LINES).unwrap();
+        let s = since_review(&cache, Lang::TypeScript, &fragment, (fp(V1), knit_syntax::PRINT_SCHEME), &versions, now, MAX_DIFF_LINES).unwrap();
         assert_eq!(s.reviewed_as_of.commit, "c1c1c1c1c1c1");
         assert_eq!(s.reviewed_as_of.subject, "add total");
         // Only the commit that changed `total` (not the one that touched `other`).
@@ -262,7 +268,7 @@ mod tests {
         assert!(s.diff.starts_with("--- reviewed (c1c1c1c1c1c1)\n+++ now\n"), "{}", s.diff);
         // A baseline no version has: nothing to say.
         let unknown = Fingerprint::of_bytes(b"never committed");
-        assert!(since_review(&cache, Lang::TypeScript, &fragment, unknown, &versions, now, MAX_DIFF_LINES).is_none());
+        assert!(since_review(&cache, Lang::TypeScript, &fragment, (unknown, knit_syntax::PRINT_SCHEME), &versions, now, MAX_DIFF_LINES).is_none());
         // The document "Show changes since review" opens: header, then the whole diff.
         let doc = changes_document("src/t.ts#total", "docs/a.md:3", &s);
         assert!(doc.starts_with("Changes to src/t.ts#total since it was reviewed (docs/a.md:3)\n\nReviewed as of c1c1c1c1c1c1 (1970-01-01) add total\n"), "{doc}");
@@ -270,7 +276,7 @@ mod tests {
         assert!(!doc.contains("(cut;"), "{doc}");
         // A diff longer than the bound is cut, and says so.
         let long_now: String = (0..30).map(|i| format!("// line {i}\n")).collect::<String>() + now;
-        let cut = since_review(&cache, Lang::TypeScript, &fragment, fp(V1), &versions, &long_now, 10).unwrap();
+        let cut = since_review(&cache, Lang::TypeScript, &fragment, (fp(V1), knit_syntax::PRINT_SCHEME), &versions, &long_now, 10).unwrap();
         assert!(cut.diff_truncated && cut.diff.lines().count() == 10, "{}", cut.diff);
         assert!(changes_document("t", "a.md:3", &cut).contains("(cut; the whole change: git diff c1c1c1c1c1c1 -- <file>)"));
     }

@@ -8,7 +8,7 @@
 //! Imports: `import … from`, `export … from`, `require("…")` and `import("…")`.
 //! Not anchorable yet: CommonJS assignments (`module.exports.f = …`, `exports.f = …`).
 
-use super::typescript::{self, EcmaRules};
+use super::typescript::{self, ECMA_RULES, ECMA_RULES_V1};
 use super::{no_repairs, LanguageSpec, Lang};
 
 pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
@@ -16,7 +16,8 @@ pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
     extensions: &["js", "jsx", "mjs", "cjs"],
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
     kinds: &["function", "class", "method", "get", "set", "property", "variable"],
-    rules: &EcmaRules,
+    rules: &ECMA_RULES,
+    rules_v1: Some(&ECMA_RULES_V1),
     declarations: typescript::declarations,
     imports: typescript::collect_imports,
     repairs: no_repairs,

@@ -56,6 +56,9 @@ pub(crate) struct LanguageSpec {
     pub kinds: &'static [&'static str],
     /// How each node's tokens are read into fingerprints (see [`TokenRules`]).
     pub rules: &'static (dyn TokenRules + Sync),
+    /// The rules of print scheme 1 where they differ from `rules` (see
+    /// [`crate::PRINT_SCHEME`]); None where the language's prints did not change.
+    pub rules_v1: Option<&'static (dyn TokenRules + Sync)>,
     /// Walks the tree and reports declarations through `x`. Walks use explicit work
     /// stacks (never recursion that follows the input's nesting), tick `x` once per
     /// step and stop when it says the deadline passed.
@@ -381,13 +384,27 @@ pub struct Work {
 }
 
 pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (FileSyntax, Work) {
-    read(lang, source, deadline).0
+    read(lang, source, deadline, crate::PRINT_SCHEME).0
+}
+
+/// The language's prints changed in print scheme 2.
+pub(crate) fn has_v1_rules(lang: Lang) -> bool {
+    spec(lang).rules_v1.is_some()
+}
+
+/// [`parse`] with the token rules of print scheme `scheme`.
+pub(crate) fn parse_scheme(lang: Lang, source: &str, deadline: Option<Instant>, scheme: u8) -> (FileSyntax, Work) {
+    read(lang, source, deadline, scheme).0
 }
 
 /// [`parse`], and the tree it read (the repaired one when a repair was kept; None when the
 /// parse stopped at the deadline or a budget).
-fn read(lang: Lang, source: &str, deadline: Option<Instant>) -> ((FileSyntax, Work), Option<Tree>) {
+fn read(lang: Lang, source: &str, deadline: Option<Instant>, scheme: u8) -> ((FileSyntax, Work), Option<Tree>) {
     let spec = spec(lang);
+    let rules = match (scheme, spec.rules_v1) {
+        (1, Some(v1)) => v1,
+        _ => spec.rules,
+    };
     let (plain, repaired) = match trees(lang, source, deadline) {
         Ok(t) => t,
         Err(NoTree::Deadline) => {
@@ -399,7 +416,7 @@ fn read(lang: Lang, source: &str, deadline: Option<Instant>) -> ((FileSyntax, Wo
     };
     let extract = |tree: &Tree, excised: Vec<std::ops::Range<usize>>| {
         let root = tree.root_node();
-        let mut x = Extract::new(source, spec.rules, root, deadline, excised);
+        let mut x = Extract::new(source, rules, root, deadline, excised);
         (spec.declarations)(&mut x, root);
         let (mut syntax, work) = x.finish(root.has_error());
         if !syntax.timed_out {
@@ -473,7 +490,7 @@ pub struct ErrorSite {
 /// benchmark, which thus parses each file once.
 #[doc(hidden)]
 pub fn parse_reporting_errors(lang: Lang, source: &str) -> (FileSyntax, Vec<ErrorSite>) {
-    let ((syntax, _), tree) = read(lang, source, None);
+    let ((syntax, _), tree) = read(lang, source, None, crate::PRINT_SCHEME);
     let mut sites = Vec::new();
     if let Some(tree) = tree {
         walk_errors(tree.root_node(), |n, parent| {

@@ -44,6 +44,7 @@ pub(crate) static PYTHON: LanguageSpec = LanguageSpec {
     grammar: || tree_sitter_python::LANGUAGE.into(),
     kinds: &["class", "function", "method", "get", "set", "delete", "property", "variable"],
     rules: &PythonRules,
+    rules_v1: None,
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,

@@ -48,6 +48,7 @@ pub(crate) static RUST: LanguageSpec = LanguageSpec {
         "type", "macro",
     ],
     rules: &RustRules,
+    rules_v1: None,
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,

@@ -20,6 +20,7 @@ pub(crate) static SWIFT: LanguageSpec = LanguageSpec {
         "property", "case", "typealias", "associatedtype",
     ],
     rules: &SwiftRules,
+    rules_v1: None,
     declarations: walk,
     imports,
     repairs,

@@ -26,7 +26,8 @@ pub(crate) static TYPESCRIPT: LanguageSpec = LanguageSpec {
     extensions: &["ts", "mts", "cts"],
     grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
     kinds: KINDS,
-    rules: &EcmaRules,
+    rules: &ECMA_RULES,
+    rules_v1: Some(&ECMA_RULES_V1),
     declarations,
     imports: collect_imports,
     repairs: |_, src| repairs(src, false),
@@ -38,7 +39,8 @@ pub(crate) static TSX: LanguageSpec = LanguageSpec {
     extensions: &["tsx"],
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
     kinds: KINDS,
-    rules: &EcmaRules,
+    rules: &ECMA_RULES,
+    rules_v1: Some(&ECMA_RULES_V1),
     declarations,
     imports: collect_imports,
     repairs: |_, src| repairs(src, true),
@@ -423,7 +425,14 @@ fn items_of_plain<'t>(x: &Extract<'_, '_>, node: Node<'t>, out: &mut Vec<Item<'t
 }
 
 /// Token rules shared by TypeScript, TSX (and JavaScript, which uses the same node names).
-pub(crate) struct EcmaRules;
+pub(crate) struct EcmaRules {
+    /// Print scheme 2: parentheses around a nested conditional and around types are
+    /// elided where the tree is the same without them (scheme 1 hashed them).
+    structural_parens: bool,
+}
+
+pub(crate) static ECMA_RULES: EcmaRules = EcmaRules { structural_parens: true };
+pub(crate) static ECMA_RULES_V1: EcmaRules = EcmaRules { structural_parens: false };
 
 impl TokenRules for EcmaRules {
     fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
@@ -485,7 +494,8 @@ impl TokenRules for EcmaRules {
                 }
                 NodeRule::Descend
             }
-            "parenthesized_expression" if parens_redundant(node, at) => NodeRule::DropDelimiters,
+            "parenthesized_expression" if parens_redundant(node, at, self.structural_parens) => NodeRule::DropDelimiters,
+            "parenthesized_type" if self.structural_parens && type_parens_redundant(node, at) => NodeRule::DropDelimiters,
             _ => NodeRule::Descend,
         }
     }
@@ -541,7 +551,7 @@ fn binary_op(node: Node) -> Option<&'static str> {
 /// Parentheses a formatter may add or remove without changing meaning. The parent is
 /// asked for a field only when its kind has a bounded number of children (a call, an
 /// assignment, a binary expression), never per child of an argument list or array.
-fn parens_redundant(node: Node, at: &At) -> bool {
+fn parens_redundant(node: Node, at: &At, structural: bool) -> bool {
     let inner = named_children(node);
     let [inner] = inner.as_slice() else { return false };
     let inner = *inner;
@@ -602,7 +612,50 @@ fn parens_redundant(node: Node, at: &At) -> bool {
                 && pop != "**"
                 && (precedence(iop) > precedence(pop) || (is_left && precedence(iop) == precedence(pop) && iop != "**"))
         }
-        "ternary_expression" => matches!(inner.kind(), "binary_expression" | "unary_expression" | "await_expression"),
+        // A nested conditional as the consequence or the alternative: `a ? (b ? c : d) : e`
+        // is `a ? b ? c : d : e` (prettier adds or drops these with the line width); as
+        // the condition it is not.
+        "ternary_expression" => {
+            matches!(inner.kind(), "binary_expression" | "unary_expression" | "await_expression")
+                || (structural && inner.kind() == "ternary_expression" && !is_field(parent, "condition", node))
+        }
+        _ => false,
+    }
+}
+
+/// `node` is the `field` child of `parent`.
+fn is_field(parent: Option<Node>, field: &str, node: Node) -> bool {
+    parent.and_then(|p| p.child_by_field_name(field)).is_some_and(|c| c.id() == node.id())
+}
+
+/// Parentheses around a type that a formatter may add or remove: around a primary type
+/// (`(A)[]` is `A[]`), in a position that takes a whole type (an annotation, an alias's
+/// value, a type argument), and around a conditional type's branches (`R extends E ?
+/// (R extends U ? R : never) : R`). `(A | B)[]` and `A | B[]` still differ.
+fn type_parens_redundant(node: Node, at: &At) -> bool {
+    let inner = named_children(node);
+    let [inner] = inner.as_slice() else { return false };
+    if matches!(
+        inner.kind(),
+        "type_identifier"
+            | "predefined_type"
+            | "generic_type"
+            | "nested_type_identifier"
+            | "object_type"
+            | "tuple_type"
+            | "literal_type"
+            | "lookup_type"
+            | "type_query"
+            | "parenthesized_type"
+            | "this_type"
+            | "template_literal_type"
+    ) {
+        return true;
+    }
+    let parent = at.parent_node();
+    match at.parent_kind() {
+        "type_annotation" | "type_alias_declaration" | "type_arguments" | "parenthesized_type" => true,
+        "conditional_type" => is_field(parent, "consequence", node) || is_field(parent, "alternative", node),
         _ => false,
     }
 }
