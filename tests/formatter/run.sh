@@ -18,7 +18,7 @@ if [[ ! -x "$KNIT" ]]; then
 fi
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then echo "node and npm are required" >&2; exit 2; fi
 
-PACKAGES="${KNIT_FORMATTER_PACKAGES:-immer@11.2.13 @tanstack/query-core@5.108.4}"
+PACKAGES="${KNIT_FORMATTER_PACKAGES:-immer@11.2.13 @tanstack/query-core@5.108.4 @trpc/server@11.4.3}"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/knit-formatter.XXXXXX")"
 if [[ "${KNIT_FORMATTER_KEEP:-}" == 1 ]]; then echo "keeping $TMP"; else trap 'rm -rf "$TMP"' EXIT; fi
 TOOLS="$TMP/tools"
@@ -86,11 +86,15 @@ echo "   baseline: $((rep - nf)) of $N_ANCHORS anchors fresh right after record 
 if (( rep - nf == 0 )); then echo "FAIL no anchor is fresh after record"; echo "0 passed, 1 failed"; exit 1; fi
 LAST="$BASE"
 
+# Widths 40, 80, 120 and 200 (prettier adds parentheses around nested conditionals it
+# joins on one line and drops them when it breaks them), with the other option sets.
 OPTION_SETS=(
   ""
   "--print-width 40 --tab-width 4 --use-tabs"
   "--no-semi --single-quote --trailing-comma all --arrow-parens avoid"
   "--print-width 120 --trailing-comma none --arrow-parens always --bracket-same-line"
+  "--print-width 200 --no-bracket-spacing --quote-props consistent"
+  "--print-width 80 --trailing-comma es5 --object-wrap collapse"
 )
 i=0
 for opts in "${OPTION_SETS[@]}"; do

@@ -416,8 +416,24 @@ fn typescript_parentheses_a_formatter_moves_are_not_a_change() {
     );
     same(ts, "export type L = (Item)[];\n", "export type L = Item[];\n", "L");
     same(ts, "export let x: (A | B) = a;\n", "export let x: A | B = a;\n", "x");
+    same(
+        ts,
+        "export function t(o: any, d: any) {\n  throw o.formatError?.({ error: d }) ?? new Error(d);\n}\n",
+        "export function t(o: any, d: any) {\n  throw (\n    o.formatError?.({ error: d }) ??\n    new Error(d)\n  );\n}\n",
+        "t",
+    );
     // Parentheses that change the tree are a change.
     differ(ts, "export type L = (A | B)[];\n", "export type L = A | B[];\n", "L");
     differ(ts, "export function g(a: number, b: number, c: number) {\n  return (a + b) * c;\n}\n", "export function g(a: number, b: number, c: number) {\n  return a + b * c;\n}\n", "g");
     differ(ts, "export function h(a: boolean, b: boolean) {\n  return (a ? b : a) ? 1 : 2;\n}\n", "export function h(a: boolean, b: boolean) {\n  return a ? b : a ? 1 : 2;\n}\n", "h");
+}
+
+/// The line-initial call-signature repair works in tab-indented files too (immer's
+/// `IProduce`): every declaration after the interface is read.
+#[test]
+fn typescript_line_initial_signatures_indented_with_tabs() {
+    let src = "export interface IProduce {\n\t/** curried */\n\t<Curried>(\n\t\trecipe: Curried\n\t): Curried\n\n\t/** from the recipe */\n\t<Recipe extends AnyFunc>(\n\t\trecipe: Recipe\n\t): Recipe\n}\n\nexport function never_used() {}\n";
+    let fs = knit_syntax::parse(Lang::TypeScript, src);
+    assert!(!fs.has_error, "{:?}", fs.declarations.iter().map(|d| &d.qualified_name).collect::<Vec<_>>());
+    assert!(fs.declarations.iter().any(|d| d.qualified_name == "never_used" && !d.has_error));
 }

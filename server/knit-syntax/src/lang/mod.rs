@@ -112,7 +112,9 @@ fn repaired(source: &str, repairs: &[Repair]) -> Option<(String, Vec<std::ops::R
         match *r {
             Repair::Overwrite { at, byte } => {
                 let old = *bytes.get(at)?;
-                if !printable(old) || !printable(byte) {
+                // A tab is one byte of indentation like a space (immer, and prettier's
+                // --use-tabs, indent with tabs); a newline never is overwritten.
+                if !(printable(old) || old == b'\t') || !printable(byte) {
                     return None;
                 }
                 bytes[at] = byte;

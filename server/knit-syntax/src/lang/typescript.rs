@@ -597,6 +597,9 @@ fn parens_redundant(node: Node, at: &At, structural: bool) -> bool {
         "return_statement" | "variable_declarator" | "jsx_expression" | "arguments" | "array" | "expression_statement"
         | "parenthesized_expression" | "spread_element" | "pair" => true,
         "arrow_function" => true,
+        // `throw (a ?? b)`: prettier wraps a broken throw argument as it does a return's
+        // (print scheme 2; scheme 1 hashed them).
+        "throw_statement" => structural,
         "assignment_expression" | "augmented_assignment_expression" => parent
             .and_then(|p| p.child_by_field_name("right"))
             .is_some_and(|r| r.id() == node.id()),
