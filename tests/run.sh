@@ -2,7 +2,7 @@
 # Runs every test of the project: the Rust workspace (unit, conformance, LSP, MCP,
 # context evaluation, hostile inputs, the LSP soak, fuzz regressions), knit checking its
 # own docs, every fuzz target for a bounded time, formatter invariance on real
-# TypeScript, and the editor clients. Installs what the tests need when run as root on
+# TypeScript, Rust, Python and Go, and the editor clients. Installs what the tests need when run as root on
 # a fresh Debian machine (CI does exactly this through .ci/run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,9 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   need=()
   command -v nvim >/dev/null || need+=(neovim)
   command -v git >/dev/null || need+=(git)
+  # gofmt and the Go library sources for the formatter sweep; curl fetches crates
+  command -v gofmt >/dev/null || need+=(golang-go)
+  command -v curl >/dev/null || need+=(curl)
   if [ ${#need[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   fi
@@ -50,6 +53,7 @@ step "knit checks its own docs" ./target/debug/knit check --root "$ROOT"
 step "fuzz targets (${KNIT_FUZZ_SECONDS:-30} s each)" bash fuzz/run.sh
 if [ -f tests/formatter/run.sh ]; then
   step "formatter invariance (prettier on real TypeScript)" bash tests/formatter/run.sh "$ROOT/target/debug/knit"
+  step "formatter invariance (rustfmt, black, gofmt on real Rust, Python, Go)" bash tests/formatter/others.sh "$ROOT/target/debug/knit"
 fi
 # A real VS Code (code-server) for the extension's end-to-end test: installed when the
 # workplace's installer is present (CI has ../shared beside the checkout) and we are

@@ -2,7 +2,11 @@
 fn main() {
     let path = std::env::args().nth(1).expect("usage: sexp FILE");
     let src = std::fs::read_to_string(&path).expect("read");
-    let lang: tree_sitter::Language = if path.ends_with(".swift") {
+    let lang: tree_sitter::Language = if path.ends_with(".py") {
+        tree_sitter_python::LANGUAGE.into()
+    } else if path.ends_with(".rs") {
+        tree_sitter_rust::LANGUAGE.into()
+    } else if path.ends_with(".swift") {
         tree_sitter_swift::LANGUAGE.into()
     } else if path.ends_with(".tsx") {
         tree_sitter_typescript::LANGUAGE_TSX.into()

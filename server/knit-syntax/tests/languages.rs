@@ -437,3 +437,41 @@ fn typescript_line_initial_signatures_indented_with_tabs() {
     assert!(!fs.has_error, "{:?}", fs.declarations.iter().map(|d| &d.qualified_name).collect::<Vec<_>>());
     assert!(fs.declarations.iter().any(|d| d.qualified_name == "never_used" && !d.has_error));
 }
+
+/// What rustfmt and black change at narrow widths, found by the formatter sweeps
+/// (tests/formatter/others.sh), is not a change; a real edit still is.
+#[test]
+fn rustfmt_and_black_rewrites_are_not_a_change() {
+    // rustfmt wraps a long closure body in braces, and a match arm's body in a block.
+    same(
+        Lang::Rust,
+        "pub fn sum(xs: &[u64]) -> Option<u64> {\n    xs.iter().try_fold(0u64, |acc, x| acc.checked_add(*x))\n}\n",
+        "pub fn sum(xs: &[u64]) -> Option<u64> {\n    xs.iter().try_fold(0u64, |acc, x| {\n        acc.checked_add(*x)\n    })\n}\n",
+        "sum",
+    );
+    differ(
+        Lang::Rust,
+        "pub fn sum(xs: &[u64]) -> Option<u64> {\n    xs.iter().try_fold(0u64, |acc, x| acc.checked_add(*x))\n}\n",
+        "pub fn sum(xs: &[u64]) -> Option<u64> {\n    xs.iter().try_fold(0u64, |acc, x| {\n        let _y = 1;\n        acc.checked_add(*x)\n    })\n}\n",
+        "sum",
+    );
+    // black parenthesises bare tuples (returned, assigned, iterated), import lists and
+    // single targets when a line is too long, with a trailing comma.
+    let py = Lang::Python;
+    same(py, "def g(a, b):\n    return a, b\n", "def g(a, b):\n    return (\n        a,\n        b,\n    )\n", "g");
+    same(
+        py,
+        "def h(d):\n    for name, value in d.items():\n        x, y = value\n    for name in d:\n        pass\n",
+        "def h(d):\n    for (\n        name,\n        value,\n    ) in d.items():\n        (\n            x,\n            y,\n        ) = value\n    for (\n        name\n    ) in d:\n        pass\n",
+        "h",
+    );
+    same(
+        py,
+        "def m():\n    from importlib.metadata import metadata\n    return [(a if a else b) for a in metadata]\n",
+        "def m():\n    from importlib.metadata import (\n        metadata,\n    )\n    return [a if a else b for a in metadata]\n",
+        "m",
+    );
+    // A one-tuple is not its element; a tuple argument is not two arguments.
+    differ(py, "def g(a):\n    return (a,)\n", "def g(a):\n    return (a)\n", "g");
+    differ(py, "def g(a, b):\n    return f((a, b))\n", "def g(a, b):\n    return f(a, b)\n", "g");
+}

@@ -43,8 +43,8 @@ pub(crate) static PYTHON: LanguageSpec = LanguageSpec {
     extensions: &["py", "pyi"],
     grammar: || tree_sitter_python::LANGUAGE.into(),
     kinds: &["class", "function", "method", "get", "set", "delete", "property", "variable"],
-    rules: &PythonRules,
-    rules_v1: None,
+    rules: &PYTHON_RULES,
+    rules_v1: Some(&PYTHON_RULES_V1),
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,
@@ -208,7 +208,15 @@ fn accessor_kind(x: &Extract<'_, '_>, decorators: &[Node], name: &str) -> &'stat
     "method"
 }
 
-pub(crate) struct PythonRules;
+pub(crate) struct PythonRules {
+    /// Print scheme 2: the parentheses black puts around a bare tuple (`return a, b` →
+    /// `return (\n a,\n b,\n)`) are elided where a bare tuple is allowed (scheme 1
+    /// hashed them).
+    structural: bool,
+}
+
+pub(crate) static PYTHON_RULES: PythonRules = PythonRules { structural: true };
+pub(crate) static PYTHON_RULES_V1: PythonRules = PythonRules { structural: false };
 
 impl TokenRules for PythonRules {
     fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
@@ -221,6 +229,16 @@ impl TokenRules for PythonRules {
             "string" => string_token(node, at, src),
             "integer" | "float" => NodeRule::Emit(text(node, src).to_ascii_lowercase().replace('_', "")),
             "parenthesized_expression" if parens_redundant(node, at) => NodeRule::DropDelimiters,
+            "tuple" | "tuple_pattern" if self.structural && tuple_parens_redundant(node, at) => NodeRule::DropDelimiters,
+            // `from m import (a, b,)` is `from m import a, b`: black adds the parentheses
+            // (and the trailing comma) when the line is too long.
+            "(" | ")" if self.structural && at.parent_kind() == "import_from_statement" => NodeRule::Skip,
+            "," if self.structural && at.parent_kind() == "import_from_statement" && at.next.is_some_and(|n| n.kind() == ")") => NodeRule::Skip,
+            // …and the trailing comma before the `)` dropped with them (the stream drops a
+            // comma before a closing bracket it emits, and this one is not emitted).
+            "," if self.structural && at.ancestor(1).is_some_and(|a| a.dropped && matches!(a.node.kind(), "tuple" | "tuple_pattern")) && at.next.is_some_and(|n| n.kind() == ")") => {
+                NodeRule::Skip
+            }
             // The block's statement count: indentation made explicit. The block is the
             // colon's next sibling that is not a comment.
             ":" => match at.next.filter(|b| b.kind() == "block") {
@@ -247,7 +265,9 @@ impl TokenRules for PythonRules {
         match at.ancestor(1) {
             None => false,
             Some(p) if matches!(p.node.kind(), "block" | "module") => true,
-            Some(p) => at.is_first() && p.leads,
+            // A statement's first token after parentheses that are not hashed (`(a, b) =
+            // …` is `a, b = …`) leads it in their place (print scheme 2).
+            Some(p) => (at.is_first() || (self.structural && p.dropped && at.index == 1)) && p.leads,
         }
     }
 }
@@ -338,6 +358,32 @@ fn leaf_texts(node: Node, src: &str, out: &mut String) {
 }
 
 /// Parentheses black adds or removes without changing meaning.
+/// `return (a, b)` is `return a, b`: a parenthesised tuple of two or more elements where a
+/// bare tuple means the same — a return value, an assignment's right side, a `for`
+/// loop's target or iterable, an expression statement. (`f((a, b))` and `[(a, b)]` are not
+/// `f(a, b)` and `[a, b]`; `(a,)` keeps its parentheses, as black keeps them.)
+fn tuple_parens_redundant(node: Node, at: &At) -> bool {
+    if node.child(0).map(|c| c.kind()) != Some("(") {
+        return false;
+    }
+    let elements = named_children(node).iter().filter(|c| !c.kind().contains("comment")).count();
+    // `for (name) in …` parses as a one-element tuple pattern without a comma: it is a
+    // parenthesised target, not a tuple (`(name,)` is one, and keeps its parentheses).
+    let parenthesised_target = elements == 1 && node.kind() == "tuple_pattern" && !children(node).iter().any(|c| c.kind() == ",");
+    if elements < 2 && !parenthesised_target {
+        return false;
+    }
+    let is_field = |f: &str| at.parent_node().and_then(|p| p.child_by_field_name(f)).is_some_and(|r| r.id() == node.id());
+    match at.parent_kind() {
+        "return_statement" | "expression_statement" => true,
+        "assignment" => is_field("right") || is_field("left"),
+        "augmented_assignment" => is_field("right"),
+        // `for (k, v) in (a, b):` is `for k, v in a, b:`
+        "for_statement" => is_field("left") || is_field("right"),
+        _ => false,
+    }
+}
+
 fn parens_redundant(node: Node, at: &At) -> bool {
     let inner = named_children(node);
     let [inner] = inner.as_slice() else { return false };
@@ -378,6 +424,11 @@ fn parens_redundant(node: Node, at: &At) -> bool {
         | "assert_statement" | "delete_statement" | "subscript" => true,
         "assignment" | "augmented_assignment" => {
             at.parent_node().and_then(|p| p.child_by_field_name("right")).is_some_and(|r| r.id() == node.id())
+        }
+        // `[(a if c else b) for x in y]`: a comprehension's element (its `in` and `if`
+        // parts read differently without them).
+        "list_comprehension" | "set_comprehension" | "generator_expression" | "dictionary_comprehension" => {
+            at.parent_node().and_then(|p| p.child_by_field_name("body")).is_some_and(|r| r.id() == node.id())
         }
         _ => false,
     }

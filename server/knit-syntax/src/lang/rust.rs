@@ -47,8 +47,8 @@ pub(crate) static RUST: LanguageSpec = LanguageSpec {
         "function", "method", "struct", "enum", "union", "variant", "field", "trait", "impl", "mod", "const", "static",
         "type", "macro",
     ],
-    rules: &RustRules,
-    rules_v1: None,
+    rules: &RUST_RULES,
+    rules_v1: Some(&RUST_RULES_V1),
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,
@@ -267,7 +267,14 @@ fn type_name_node(ty: Node<'_>) -> Option<Node<'_>> {
     }
 }
 
-pub(crate) struct RustRules;
+pub(crate) struct RustRules {
+    /// Print scheme 2: a closure's block body holding one expression is that expression
+    /// (rustfmt wraps long closure bodies in braces at narrow widths; scheme 1 hashed them).
+    structural: bool,
+}
+
+pub(crate) static RUST_RULES: RustRules = RustRules { structural: true };
+pub(crate) static RUST_RULES_V1: RustRules = RustRules { structural: false };
 
 impl TokenRules for RustRules {
     fn rule(&self, node: Node, at: &At, _src: &str) -> NodeRule {
@@ -287,6 +294,7 @@ impl TokenRules for RustRules {
             // Arms are separated by `,` or by a block body; rustfmt moves between the two.
             "," if at.parent_kind() == "match_arm" => NodeRule::Skip,
             "block" if arm_block_is_expression(node, at) => NodeRule::DropDelimiters,
+            "block" if self.structural && closure_block_is_expression(node, at) => NodeRule::DropDelimiters,
             _ => NodeRule::Descend,
         }
     }
@@ -298,6 +306,24 @@ fn arm_block_is_expression(block: Node, at: &At) -> bool {
     if parent.kind() != "match_arm" || parent.child_by_field_name("value").map(|v| v.id()) != Some(block.id()) {
         return false;
     }
+    block_is_one_expression(block)
+}
+
+/// `|x| { expr }`: a closure without a return type whose block body holds one trailing
+/// expression (with a return type the braces are required, and rustfmt keeps them).
+fn closure_block_is_expression(block: Node, at: &At) -> bool {
+    let Some(parent) = at.parent_node() else { return false };
+    if parent.kind() != "closure_expression"
+        || parent.child_by_field_name("body").map(|v| v.id()) != Some(block.id())
+        || parent.child_by_field_name("return_type").is_some()
+    {
+        return false;
+    }
+    block_is_one_expression(block)
+}
+
+/// A block holding one trailing expression and nothing else (no statement, no comment).
+fn block_is_one_expression(block: Node) -> bool {
     let mut c = block.walk();
     let kids: Vec<Node> = block.named_children(&mut c).collect();
     // A comment inside the block keeps the braces (rustfmt keeps them too).
