@@ -475,3 +475,48 @@ fn a_lost_anchor_lists_ranked_candidates_and_the_rebind_command() {
     assert!(text.contains("% alike: name shares `resolve`; in `Resolver`; same kind (method); same file"), "{text}");
     assert!(text.contains("knit anchors rebind docs/guide.md:3 PATH#NAME"), "{text}");
 }
+
+/// `knit anchors suggest`: code mentions naming exactly one declaration or file become
+/// anchors with --write (born fresh); ambiguous ones and prose are left alone.
+#[test]
+fn suggest_turns_unique_code_mentions_into_anchors_and_leaves_the_rest() {
+    let ws = Ws::new();
+    ws.write("src/cart.ts", "export interface LineItem {\n  price: number;\n}\n\nexport function formatPrice(cents: number): string {\n  return (cents / 100).toFixed(2);\n}\n\nexport class Cart {\n  add(item: LineItem): void {}\n  total(): number {\n    return 0;\n  }\n}\n");
+    ws.write("src/ui/a.ts", "export function render(): string {\n  return \"a\";\n}\n");
+    ws.write("src/b.ts", "export function render(): string {\n  return \"b\";\n}\n");
+    let doc = "# Mentions\n\nUse `formatPrice()` to print, `Cart.total` for the sum and `Cart#add` to add one.\nA `LineItem` is one row; `src/cart.ts` holds it all.\nThe `subtotal` word, `config`, `true` and `npm install` are prose.\n`render()` is drawn twice, and `cart.total` is an instance.\n";
+    ws.write("docs/m.md", doc);
+    let out = ws.knit(&["anchors", "suggest", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dests: Vec<(String, String)> = report["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| Some((s["text"].as_str()?.to_string(), s["dest"].as_str()?.to_string())))
+        .collect();
+    let want = [
+        ("formatPrice()", "../src/cart.ts#formatPrice"),
+        ("Cart.total", "../src/cart.ts#Cart.total"),
+        ("Cart#add", "../src/cart.ts#Cart.add"),
+        ("LineItem", "../src/cart.ts#LineItem"),
+        ("src/cart.ts", "../src/cart.ts"),
+    ];
+    assert_eq!(dests, want.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>(), "{report:#}");
+    let ambiguous: Vec<&serde_json::Value> = report["suggestions"].as_array().unwrap().iter().filter(|s| s["kind"] == "ambiguous").collect();
+    assert_eq!(ambiguous.len(), 1, "{report:#}");
+    assert_eq!(ambiguous[0]["text"], "render()");
+    assert_eq!(ambiguous[0]["candidates"].as_array().unwrap().len(), 2);
+    // Listing writes nothing; --write converts the five, each born fresh.
+    assert_eq!(ws.read("docs/m.md"), doc);
+    let out = ws.knit(&["anchors", "suggest", "--write"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("5 written"), "{}", String::from_utf8_lossy(&out.stdout));
+    let after = ws.read("docs/m.md");
+    assert!(after.contains("[`Cart#add`](../src/cart.ts#Cart.add \"knit:"), "{after}");
+    assert!(after.contains("`render()` is drawn twice, and `cart.total`") && after.contains("The `subtotal` word, `config`, `true`"), "{after}");
+    let (code, report) = ws.check_json(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    // Converted mentions are links now: a second run finds only the ambiguous one.
+    let again: serde_json::Value = serde_json::from_slice(&ws.knit(&["anchors", "suggest", "--format", "json"]).stdout).unwrap();
+    assert_eq!((again["suggested"].as_u64(), again["ambiguous"].as_u64()), (Some(0), Some(1)), "{again:#}");
+}

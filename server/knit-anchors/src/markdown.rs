@@ -53,6 +53,18 @@ pub struct Mention {
     pub end: u32,
 }
 
+/// An inline code span outside links and headings that is not a `path:12-40` mention:
+/// `` `Router.add` ``, `` `createFactory()` ``, `` `src/router/trie.ts` `` — what
+/// `knit anchors suggest` reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeSpan {
+    pub line: u32,
+    /// The code span including its backticks.
+    pub span: Range<usize>,
+    /// Its content as CommonMark reads it.
+    pub text: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Heading {
     pub level: u8,
@@ -96,6 +108,8 @@ pub struct Pointer {
 pub struct DocScan {
     pub links: Vec<DocLink>,
     pub mentions: Vec<Mention>,
+    /// Inline code spans outside links and headings that are not mentions.
+    pub code_spans: Vec<CodeSpan>,
     pub headings: Vec<Heading>,
     /// Every link, image, reference definition and path-like code span, in source order.
     pub pointers: Vec<Pointer>,
@@ -185,6 +199,8 @@ pub fn scan(src: &str) -> DocScan {
             Event::Code(code) if link_stack.is_empty() => {
                 if let Some(m) = parse_mention(&code) {
                     out.mentions.push(Mention { line: lines.line_of(range.start), span: range.clone(), path: m.0, start: m.1, end: m.2 });
+                } else {
+                    out.code_spans.push(CodeSpan { line: lines.line_of(range.start), span: range.clone(), text: code.to_string() });
                 }
             }
             _ => {}

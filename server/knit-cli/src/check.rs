@@ -196,14 +196,14 @@ fn explain_report(ws: &Workspace, report: &mut knit_anchors::CheckReport) {
 }
 
 /// A doc read for editing: its text (BOM removed) and the snapshot the write checks against.
-struct DocForEdit {
+pub(crate) struct DocForEdit {
     snapshot: EditSnapshot,
     bom: bool,
-    text: String,
+    pub(crate) text: String,
 }
 
 /// Reads a doc for a rewrite. It must be a regular file inside the root, not a link.
-fn read_doc(ws: &Workspace, rel: &str) -> anyhow::Result<DocForEdit> {
+pub(crate) fn read_doc(ws: &Workspace, rel: &str) -> anyhow::Result<DocForEdit> {
     let snapshot = ws.tree.confined().read_for_edit(rel, ws.config.check.max_file_bytes).map_err(|e| anyhow::anyhow!("{rel}: {e}"))?;
     let text = String::from_utf8(snapshot.bytes.clone()).map_err(|_| anyhow::anyhow!("{rel}: file is not valid UTF-8"))?;
     Ok(match text.strip_prefix('\u{feff}') {
@@ -214,7 +214,7 @@ fn read_doc(ws: &Workspace, rel: &str) -> anyhow::Result<DocForEdit> {
 
 /// Writes a doc back atomically, keeping a byte-order mark if it had one, and only if it
 /// is still exactly what was read (see `Confined::replace`).
-fn write_doc(ws: &Workspace, doc: &DocForEdit, text: &str) -> Result<(), WriteError> {
+pub(crate) fn write_doc(ws: &Workspace, doc: &DocForEdit, text: &str) -> Result<(), WriteError> {
     let mut bytes = Vec::with_capacity(text.len() + 3);
     if doc.bom {
         bytes.extend_from_slice("\u{feff}".as_bytes());

@@ -7,6 +7,7 @@ mod cache;
 mod check;
 mod output;
 mod pack;
+mod suggest;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -60,6 +61,21 @@ said, with did-you-mean), 2 usage error or a doc knit refused to write.
 Examples:
   knit anchors rebind docs/architecture.md:12 src/util/paths.ts#pathLanguage
   knit anchors rebind docs/architecture.md:12:2 resolveAll";
+
+const SUGGEST_HELP: &str = "\
+Reads inline code in the docs — qualified names (`Router.add`, `Type#method`,
+`Type::method`, `Type/member`), calls (`createFactory()`), file paths — and suggests an
+anchor where exactly one declaration or file of the workspace matches: by qualified name,
+or by a name no other declaration has. The files a doc already links to, then its own
+folder, break ties, and only ties. Plain words (`config`) are not read as names.
+Ambiguous mentions are listed with what they could be, and never written.
+
+Exit codes: 0 listed (or written), 2 usage error or a doc knit refused to write.
+
+Examples:
+  knit anchors suggest
+  knit anchors suggest docs/guide.md --write
+  knit anchors suggest --format json";
 
 const PACK_HELP: &str = "\
 Exit codes: 0 a pack was printed (even an empty or degraded one), 2 usage error.
@@ -164,6 +180,10 @@ enum AnchorsCommand {
     /// not only the candidates knit offered).
     #[command(after_help = REBIND_HELP)]
     Rebind(check::RebindArgs),
+    /// Turn code mentions (`Router.add`, `createFactory()`, `src/a.ts`) that name exactly
+    /// one declaration or file into anchors: listed, or written with --write.
+    #[command(after_help = SUGGEST_HELP)]
+    Suggest(suggest::SuggestArgs),
 }
 
 fn main() -> ExitCode {
@@ -174,6 +194,7 @@ fn main() -> ExitCode {
         Command::Anchors(AnchorsCommand::Record(a)) => check::run_record(&a.workspace.or(outer), a),
         Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&a.workspace.or(outer), a),
         Command::Anchors(AnchorsCommand::Rebind(a)) => check::run_rebind(&a.workspace.or(outer), a),
+        Command::Anchors(AnchorsCommand::Suggest(a)) => suggest::run(&a.workspace.or(outer), a),
         Command::Bench(b) => bench::run(b),
         Command::Cache(c) => cache::run(c, outer),
         Command::Lsp { .. } => knit_lsp::run_stdio().map(|()| 0),

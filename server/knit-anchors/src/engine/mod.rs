@@ -30,6 +30,7 @@ mod rebind;
 pub mod links;
 mod repo_index;
 mod sections;
+mod suggest;
 mod session;
 pub mod since;
 
@@ -41,6 +42,7 @@ pub use links::{covering_declaration, scan_doc};
 pub use repo_index::{body_unique, body_unique_in_container};
 pub use sections::doc_section;
 pub use session::Session;
+pub use suggest::Suggestion;
 use ladder::now_of;
 pub(crate) use links::mention_suggestion;
 
