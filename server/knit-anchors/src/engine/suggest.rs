@@ -14,6 +14,7 @@ use crate::markdown::{self, CodeSpan, DocLink, LinkForm};
 use crate::model::{Anchor, Candidate};
 use crate::target::{classify, join, relative_dest};
 use knit_syntax::fragment::{exact_fragment, strip_labels};
+use knit_syntax::IdentityKind;
 use serde::Serialize;
 use std::ops::Range;
 
@@ -52,7 +53,8 @@ const NOT_NAMES: &[&str] = &[
     "true", "false", "null", "nil", "None", "undefined", "self", "Self", "this", "super", "void", "string", "number",
     "boolean", "bool", "int", "str", "float", "async", "await", "return", "const", "let", "var", "fn", "def", "func",
     "class", "struct", "enum", "type", "interface", "impl", "trait", "import", "export", "from", "package", "main",
-    "README", "TODO", "JSON", "HTML", "HTTP", "HTTPS", "URL", "API", "CLI", "UTF8",
+    "README", "TODO", "JSON", "HTML", "HTTP", "HTTPS", "URL", "API", "CLI", "UTF8", "function", "default", "new",
+    "delete", "typeof", "instanceof", "object", "array", "any", "unknown", "never", "get", "set", "init", "deinit",
 ];
 
 fn is_identifier(s: &str) -> bool {
@@ -64,6 +66,11 @@ fn is_identifier(s: &str) -> bool {
 /// underscore (`parseBody`, `HonoRequest`, `parse_config`); a plain word (`config`,
 /// `Router`) might be prose.
 fn looks_like_code(name: &str, call: bool) -> bool {
+    // `GITHUB_TOKEN`, `NODE_ENV`: in prose an all-caps name is usually an environment
+    // variable or a setting, not the constant that happens to read it.
+    if name.chars().all(|c| !c.is_lowercase()) {
+        return false;
+    }
     if call {
         return true;
     }
@@ -120,9 +127,34 @@ fn declarations_named(repo: &RepoIndex, segments: &[String]) -> Vec<(usize, usiz
             }
         }
     }
+    // Names a file exports its declarations under (`export { preprocessType as
+    // preprocess }`) name them too: such a name is then not unique however the
+    // declarations themselves are called.
+    for (fi, (_, syn)) in repo.files.iter().enumerate() {
+        for alias in syn.aliases.iter().filter(|a| a.alias == segments[0]) {
+            let mut local = vec![alias.local.clone()];
+            local.extend(segments[1..].iter().cloned());
+            let wanted = local.join(".");
+            found.extend(syn.declarations.iter().enumerate().filter(|(_, d)| strip_labels(&d.qualified_name) == wanted).map(|(di, _)| (fi, di)));
+        }
+    }
+    // An extension or impl block adds to a type, often one defined elsewhere (Swift's
+    // `extension MutableCollection`): it is not what the name means.
+    found.retain(|&(f, d)| !matches!(repo.files[f].1.declarations[d].kind.as_str(), "extension" | "impl"));
     found.sort_unstable();
     found.dedup();
     found
+}
+
+/// A DocC extension page (`Foo.docc/Extensions/OrderedSet.md`) documents the type its
+/// file is named after: its relative symbol links (``` ``firstIndex(of:)`` ```) are members
+/// of that type.
+fn docc_page_type(doc: &str) -> Option<&str> {
+    let (dir, file) = doc.rsplit_once('/')?;
+    if !(dir.contains(".docc/") || dir.ends_with(".docc")) {
+        return None;
+    }
+    file.strip_suffix(".md")
 }
 
 /// The folders two workspace paths share.
@@ -165,6 +197,22 @@ impl Session<'_> {
             candidates,
         };
         match shape {
+            Shape::File(path) if !path.contains('/') => {
+                // A bare file name (`Cargo.toml`, `main.rs`) names a file only when the
+                // workspace has one of that name: "add this to your `Cargo.toml`" in a
+                // crate's README means the reader's, not whichever is nearest.
+                let files = self.tree.files();
+                let same: Vec<&String> = files.iter().filter(|f| f.rsplit('/').next() == Some(path.as_str())).collect();
+                match same.as_slice() {
+                    [] => None,
+                    [one] if one.as_str() != doc => Some(base("file", Some(relative_dest(doc, one)), format!("the only file named {path}"), Vec::new())),
+                    [_] => None,
+                    many => {
+                        let candidates = many.iter().take(8).map(|f| Candidate::new(f.as_str(), "", 1, "same file name")).collect();
+                        Some(base("ambiguous", None, format!("{} files are named {path}", many.len()), candidates))
+                    }
+                }
+            }
             Shape::File(path) => {
                 // Root-relative (how agents and READMEs cite files), else relative to the doc.
                 let at = [path.clone(), join(doc, &path).unwrap_or_default()].into_iter().find(|p| !p.is_empty() && self.tree.exists(p))?;
@@ -192,11 +240,27 @@ impl Session<'_> {
                     segments = vec![last];
                     found = declarations_named(repo, &segments);
                 }
+                // A call does not name a data member (a property, a field, an enum case);
+                // a variable may hold a function (`const preprocess = …`), so it stays.
+                if call {
+                    found.retain(|&(f, d)| {
+                        let decl = &repo.files[f].1.declarations[d];
+                        decl.identity != IdentityKind::Value || !matches!(decl.kind.as_str(), "property" | "field" | "case" | "enum_member" | "member")
+                    });
+                }
                 if found.is_empty() {
                     return None;
                 }
                 let name = segments.join(".");
                 let pick = |list: &[(usize, usize)]| -> Option<(usize, usize)> { (list.len() == 1).then(|| list[0]) };
+                // On a DocC page of a type, a member name means that type's member.
+                if let Some(ty) = docc_page_type(doc).filter(|_| segments.len() == 1 && found.len() > 1) {
+                    let prefix = format!("{ty}.");
+                    found.retain(|&(f, d)| strip_labels(&repo.files[f].1.declarations[d].qualified_name).starts_with(&prefix));
+                    if found.is_empty() {
+                        return None;
+                    }
+                }
                 let (chosen, why) = if let Some(one) = pick(&found) {
                     (Some(one), format!("the only declaration named `{name}`"))
                 } else {
@@ -284,6 +348,9 @@ mod tests {
         }
         assert!(looks_like_code("parseBody", false) && looks_like_code("parse_config", false) && looks_like_code("HonoRequest", false));
         assert!(!looks_like_code("config", false) && !looks_like_code("Router", false) && !looks_like_code("URL", false));
+        assert!(!looks_like_code("GITHUB_TOKEN", false) && !looks_like_code("MAX", true));
         assert!(looks_like_code("add", true));
+        assert_eq!(docc_page_type("Sources/A/A.docc/Extensions/OrderedSet.md"), Some("OrderedSet"));
+        assert_eq!(docc_page_type("docs/OrderedSet.md"), None);
     }
 }
