@@ -541,3 +541,36 @@ async fn a_lost_function_ranks_likely_targets_and_the_picker_rebinds_to_any_decl
     assert!(bad.unwrap_err()["message"].as_str().unwrap().contains("cannot rebind to src/cart.ts#nothingHere"));
     c.shutdown().await;
 }
+
+/// Inline code naming exactly one declaration converts into a recorded anchor, one or
+/// all of the file's; an ambiguous or prose mention offers nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_mentions_convert_into_recorded_anchors() {
+    let (_tmp, root) = workspace("basic");
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/mentions.md");
+    let text = "# Mentions\n\nPrices print through `formatPrice()`; `Cart.total` sums; `config` is a word.\n";
+    c.open(&doc, text).await;
+    let at = pos_of(text, "formatPrice()", false);
+    let actions: Value = c
+        .request("textDocument/codeAction", json!({ "textDocument": { "uri": doc }, "range": { "start": at, "end": at }, "context": { "diagnostics": [] } }))
+        .await
+        .unwrap();
+    let one = find_action(&actions, "Convert `formatPrice()` to an anchor (../src/cart.ts#formatPrice)");
+    let after_one = apply(text, &action_edits(one, &doc), false);
+    assert!(after_one.contains("[`formatPrice()`](../src/cart.ts#formatPrice \"knit:") && after_one.contains("`Cart.total` sums"), "{after_one}");
+    let all = find_action(&actions, "Convert all 2 code mentions in this file to anchors");
+    let after_all = apply(text, &action_edits(all, &doc), false);
+    assert!(after_all.contains("[`Cart.total`](../src/cart.ts#Cart.total \"knit:") && after_all.contains("`config` is a word"), "{after_all}");
+    c.change_full(&doc, 2, &after_all).await;
+    // Born recorded: fresh, no diagnostic.
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p).is_empty()).await;
+    // On a plain word: nothing to convert.
+    let word = pos_of(text, "config", false);
+    let none: Value = c
+        .request("textDocument/codeAction", json!({ "textDocument": { "uri": doc }, "range": { "start": word, "end": word }, "context": { "diagnostics": [] } }))
+        .await
+        .unwrap();
+    assert!(!none.as_array().map(|a| a.iter().any(|x| x["title"].as_str().unwrap_or("").starts_with("Convert `config`"))).unwrap_or(false), "{none:#}");
+    c.shutdown().await;
+}

@@ -3,7 +3,8 @@
 //! update line numbers, remove the anchor, convert a `path:12-40` mention. Each action
 //! re-hashes what the destination resolves to *now*, so applying it clears the
 //! diagnostic on the next publish. Stale, moved and renamed declarations also get "Show
-//! changes since review", a command whose diff the client opens.
+//! changes since review", a command whose diff the client opens. Inline code that names
+//! exactly one declaration or file converts into an anchor (one, or all of the file's).
 
 use super::util::{lsp_edits, now_of_candidate, workspace_edit};
 use crate::analysis::{strip_bom, AnchorResult};
@@ -103,6 +104,22 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
         }
         if confirmed > 1 {
             action(format!("Confirm reviewed: all {confirmed} stale, moved or renamed anchors in this file"), CodeActionKind::QUICKFIX, false, &edits, Vec::new());
+        }
+    }
+    // Inline code naming exactly one declaration or file (`knit anchors suggest`): only
+    // when the range is on a code span, since it needs the repository-wide index.
+    let spans = knit_anchors::markdown::scan(src).code_spans;
+    if spans.iter().any(|c| touches(&c.span)) {
+        let found = session.suggest(&report.rel, src);
+        let convertible: Vec<(&knit_anchors::engine::Suggestion, knit_anchors::TextEdit)> =
+            found.iter().filter_map(|s| session.convert_suggestion(src, s).map(|e| (s, e))).collect();
+        for (s, e) in convertible.iter().filter(|(s, _)| touches(&s.span)) {
+            let dest = s.dest.as_deref().unwrap_or("");
+            action(format!("Convert `{}` to an anchor ({dest})", s.text), CodeActionKind::REFACTOR_REWRITE, false, std::slice::from_ref(e), Vec::new());
+        }
+        if convertible.len() > 1 {
+            let all: Vec<knit_anchors::TextEdit> = convertible.iter().map(|(_, e)| e.clone()).collect();
+            action(format!("Convert all {} code mentions in this file to anchors", all.len()), CodeActionKind::REFACTOR_REWRITE, false, &all, Vec::new());
         }
     }
     for m in report.analysis.mentions.iter().filter(|m| touches(&m.mention.span)) {
