@@ -562,6 +562,15 @@ async fn code_mentions_convert_into_recorded_anchors() {
     let all = find_action(&actions, "Convert all 2 code mentions in this file to anchors");
     let after_all = apply(text, &action_edits(all, &doc), false);
     assert!(after_all.contains("[`Cart.total`](../src/cart.ts#Cart.total \"knit:") && after_all.contains("`config` is a word"), "{after_all}");
+    // The lightbulb's automatic requests (every cursor move) do not pay for the index.
+    let auto: Value = c
+        .request(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": doc }, "range": { "start": at, "end": at }, "context": { "diagnostics": [], "triggerKind": 2 } }),
+        )
+        .await
+        .unwrap();
+    assert!(!auto.as_array().map(|a| a.iter().any(|x| x["title"].as_str().unwrap_or("").starts_with("Convert"))).unwrap_or(false), "{auto:#}");
     c.change_full(&doc, 2, &after_all).await;
     // Born recorded: fresh, no diagnostic.
     c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p).is_empty()).await;

@@ -14,7 +14,8 @@ use crate::snapshot::Snapshot;
 use knit_anchors::edit::{confirm_anchor, convert_mention, rebind_to, record, remove_anchor, set_baseline, update_lines};
 use knit_anchors::{Session, State, Target};
 use tower_lsp_server::ls_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse, Command, Diagnostic, NumberOrString,
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse, CodeActionTriggerKind, Command, Diagnostic,
+    NumberOrString,
 };
 use serde_json::json;
 
@@ -106,9 +107,11 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
             action(format!("Confirm reviewed: all {confirmed} stale, moved or renamed anchors in this file"), CodeActionKind::QUICKFIX, false, &edits, Vec::new());
         }
     }
-    // Inline code naming exactly one declaration or file (`knit anchors suggest`): only
-    // when the range is on a code span, since it needs the repository-wide index.
-    let spans = knit_anchors::markdown::scan(src).code_spans;
+    // Inline code naming exactly one declaration or file (`knit anchors suggest`): it
+    // needs the repository-wide index, so only when asked for (not the lightbulb's
+    // automatic requests on every cursor move) and when the range is on a code span.
+    let automatic = p.context.trigger_kind == Some(CodeActionTriggerKind::AUTOMATIC);
+    let spans = if automatic { Vec::new() } else { knit_anchors::markdown::scan(src).code_spans };
     if spans.iter().any(|c| touches(&c.span)) {
         let found = session.suggest(&report.rel, src);
         let convertible: Vec<(&knit_anchors::engine::Suggestion, knit_anchors::TextEdit)> =
