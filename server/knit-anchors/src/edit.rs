@@ -250,6 +250,35 @@ pub fn convert_mention(session: &mut Session, doc: &str, src: &str, m: &Mention)
     Some(TextEdit { range: m.span.clone(), new_text: format!("[{code}]({}{title})", report.suggestion) })
 }
 
+/// The edit that turns a suggested code mention (`Session::suggest`) into an anchor
+/// link, its baseline recorded (`` `Router.add` `` → `` [`Router.add`](../src/router.ts#Router.add "knit:…") ``);
+/// a file link carries no baseline. None for an ambiguous mention, or a target that no
+/// longer resolves.
+pub fn convert_suggestion(session: &mut Session, src: &str, s: &crate::engine::Suggestion) -> Option<TextEdit> {
+    let dest = s.dest.as_ref()?;
+    let code = src.get(s.span.clone())?.to_string();
+    let target = crate::target::classify(&s.doc, dest).ok().flatten()?;
+    let link = crate::markdown::DocLink {
+        form: LinkForm::Inline,
+        line: s.line,
+        ordinal: 1,
+        span: 0..0,
+        text: code.clone(),
+        text_span: 0..0,
+        dest_raw: dest.clone(),
+        dest_span: 0..0,
+        title: None,
+        title_span: None,
+    };
+    let probe = Anchor { id: String::new(), doc: s.doc.clone(), link, target: Ok(target), baseline_raw: None, baseline: None };
+    let title = match session.baseline_now(&probe) {
+        Ok((b, _)) => format!(" \"{TITLE_PREFIX}{}\"", b.encode()),
+        Err(_) if s.kind == "file" => String::new(),
+        Err(_) => return None,
+    };
+    Some(TextEdit { range: s.span.clone(), new_text: format!("[{code}]({dest}{title})") })
+}
+
 /// For a moved line range: the new numbers with a baseline of the same content.
 pub fn update_lines(session: &mut Session, a: &Anchor) -> Option<Vec<TextEdit>> {
     if !matches!(a.target, Ok(Target::Lines { .. })) {

@@ -6,7 +6,7 @@
 use crate::check::{read_doc, write_doc, Workspace};
 use crate::{output, PlainFormat, RootArg};
 use clap::Args;
-use knit_anchors::edit::apply_edits;
+use knit_anchors::edit::{apply_edits, convert_suggestion};
 use knit_anchors::Session;
 use std::path::PathBuf;
 
@@ -37,7 +37,7 @@ pub fn run(root: &RootArg, args: &SuggestArgs) -> anyhow::Result<u8> {
         let Ok(d) = read_doc(&ws, doc) else { continue };
         let found = session.suggest(doc, &d.text);
         if args.write {
-            let edits: Vec<_> = found.iter().filter(|s| s.dest.is_some()).filter_map(|s| session.convert_suggestion(&d.text, s)).collect();
+            let edits: Vec<_> = found.iter().filter(|s| s.dest.is_some()).filter_map(|s| convert_suggestion(&mut session, &d.text, s)).collect();
             if !edits.is_empty() {
                 match write_doc(&ws, &d, &apply_edits(&d.text, &edits)) {
                     Ok(()) => written += edits.len(),

@@ -9,10 +9,9 @@
 
 use super::repo_index::RepoIndex;
 use super::session::Session;
-use crate::edit::TextEdit;
-use crate::markdown::{self, CodeSpan, DocLink, LinkForm};
-use crate::model::{Anchor, Candidate};
-use crate::target::{classify, join, relative_dest};
+use crate::markdown::{self, CodeSpan};
+use crate::model::Candidate;
+use crate::target::{join, relative_dest};
 use knit_syntax::fragment::{exact_fragment, strip_labels};
 use knit_syntax::IdentityKind;
 use serde::Serialize;
@@ -297,33 +296,6 @@ impl Session<'_> {
                 }
             }
         }
-    }
-
-    /// The edit that turns a suggested mention into an anchor link, its baseline recorded
-    /// (`` `Router.add` `` → `` [`Router.add`](../src/router.ts#Router.add "knit:…") ``).
-    pub fn convert_suggestion(&mut self, src: &str, s: &Suggestion) -> Option<TextEdit> {
-        let dest = s.dest.as_ref()?;
-        let code = src.get(s.span.clone())?.to_string();
-        let target = classify(&s.doc, dest).ok().flatten()?;
-        let link = DocLink {
-            form: LinkForm::Inline,
-            line: s.line,
-            ordinal: 1,
-            span: 0..0,
-            text: code.clone(),
-            text_span: 0..0,
-            dest_raw: dest.clone(),
-            dest_span: 0..0,
-            title: None,
-            title_span: None,
-        };
-        let probe = Anchor { id: String::new(), doc: s.doc.clone(), link, target: Ok(target), baseline_raw: None, baseline: None };
-        let title = match self.baseline_now(&probe) {
-            Ok((b, _)) => format!(" \"{}{}\"", crate::baseline::TITLE_PREFIX, b.encode()),
-            Err(_) if s.kind == "file" => String::new(),
-            Err(_) => return None,
-        };
-        Some(TextEdit { range: s.span.clone(), new_text: format!("[{code}]({dest}{title})") })
     }
 }
 

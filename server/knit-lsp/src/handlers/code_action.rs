@@ -11,7 +11,7 @@ use crate::analysis::{strip_bom, AnchorResult};
 use crate::commands;
 use crate::document::FileKind;
 use crate::snapshot::Snapshot;
-use knit_anchors::edit::{confirm_anchor, convert_mention, rebind_to, record, remove_anchor, set_baseline, update_lines};
+use knit_anchors::edit::{confirm_anchor, convert_mention, convert_suggestion, rebind_to, record, remove_anchor, set_baseline, update_lines};
 use knit_anchors::{Session, State, Target};
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse, CodeActionTriggerKind, Command, Diagnostic,
@@ -115,7 +115,7 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
     if spans.iter().any(|c| touches(&c.span)) {
         let found = session.suggest(&report.rel, src);
         let convertible: Vec<(&knit_anchors::engine::Suggestion, knit_anchors::TextEdit)> =
-            found.iter().filter_map(|s| session.convert_suggestion(src, s).map(|e| (s, e))).collect();
+            found.iter().filter_map(|s| convert_suggestion(&mut session, src, s).map(|e| (s, e))).collect();
         for (s, e) in convertible.iter().filter(|(s, _)| touches(&s.span)) {
             let dest = s.dest.as_deref().unwrap_or("");
             action(format!("Convert `{}` to an anchor ({dest})", s.text), CodeActionKind::REFACTOR_REWRITE, false, std::slice::from_ref(e), Vec::new());
