@@ -18,27 +18,8 @@ vim.opt.shortmess:append("c")
 -- no item preselected: <C-n> k times selects the k-th
 vim.o.completeopt = "menuone,noinsert,noselect"
 
-local passed, failed = 0, 0
-local function out(line)
-  io.stdout:write(line .. "\n")
-  io.stdout:flush()
-end
-local function check(name, cond, detail)
-  if cond then
-    passed = passed + 1
-    out("ok - " .. name)
-  else
-    failed = failed + 1
-    out("not ok - " .. name)
-    if detail ~= nil then
-      out("    # " .. (type(detail) == "string" and detail or vim.inspect(detail)):gsub("\n", "\n    # "))
-    end
-  end
-end
-local function finish()
-  out(("%d passed, %d failed"):format(passed, failed))
-  vim.cmd(failed > 0 and "cquit 1" or "qall!")
-end
+local harness = dofile(plugin .. "/test/harness.lua")
+local out, check, finish = harness.out, harness.check, harness.finish
 -- a stuck step must not hang the run
 vim.defer_fn(function()
   check("completion test finished in time", false)

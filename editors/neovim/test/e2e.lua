@@ -16,32 +16,8 @@ vim.o.hidden = true
 vim.o.columns = 160
 vim.o.lines = 50
 
-local passed, failed = 0, 0
-local function out(line)
-  io.stdout:write(line .. "\n")
-  io.stdout:flush()
-end
-local function check(name, cond, detail)
-  if cond then
-    passed = passed + 1
-    out("ok - " .. name)
-  else
-    failed = failed + 1
-    out("not ok - " .. name)
-    if detail ~= nil then
-      out("    # " .. (type(detail) == "string" and detail or vim.inspect(detail)):gsub("\n", "\n    # "))
-    end
-  end
-  return cond
-end
-local function finish()
-  out(("%d passed, %d failed"):format(passed, failed))
-  if failed > 0 then
-    vim.cmd("cquit 1")
-  else
-    vim.cmd("qall!")
-  end
-end
+local harness = dofile(plugin .. "/test/harness.lua")
+local out, check, finish = harness.out, harness.check, harness.finish
 
 local ok, err = pcall(function()
   local knit = require("knit")

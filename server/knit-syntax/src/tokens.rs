@@ -210,12 +210,16 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Rang
                 }
             }
         }
-        // Redundant parentheses: every child but the first and the last.
+        // Redundant parentheses: every child but the first and the last — and a trailing
+        // comma before that last one, which the stream drops only before a closing
+        // bracket it emits (`return (a, b,)` is `return a, b`).
         let range = if drop_delimiters {
             if kids.len() < 2 {
                 continue;
             }
-            1..kids.len() - 1
+            let end = kids.len() - 1;
+            let trailing_comma = end >= 2 && kids[end - 1].kind() == "," && !kids[end - 1].is_named();
+            1..if trailing_comma { end - 1 } else { end }
         } else {
             0..kids.len()
         };

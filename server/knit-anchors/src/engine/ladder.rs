@@ -42,7 +42,14 @@ impl Session<'_> {
     /// found nothing, the error might have hidden it, so it is `unchecked`. A search that
     /// did find the declaration (moved, renamed) stands.
     pub(super) fn resolve_symbol(&mut self, a: &Anchor, path: &str, fragment: &Fragment, lang: Option<Lang>) -> Verdict {
-        let v = self.resolve_symbol_in(a, path, fragment, lang);
+        let mut v = self.resolve_symbol_in(a, path, fragment, lang, false);
+        // A baseline of an earlier print scheme is judged by its own rules — but only
+        // when the current print does not already match it (most declarations print the
+        // same under both), so a check parses a file twice only for those that differ.
+        let legacy = matches!(&a.baseline, Some(Baseline::Declaration { scheme, .. }) if lang.is_some_and(|l| knit_syntax::print_scheme_differs(l, *scheme)));
+        if legacy && v.state != State::Fresh {
+            v = self.resolve_symbol_in(a, path, fragment, lang, true);
+        }
         if v.state != State::Lost {
             return v;
         }
@@ -53,7 +60,7 @@ impl Session<'_> {
         Verdict::new(State::Unchecked, "parse_error", format!("{path} has syntax errors and `{fragment}` was not found in it or elsewhere; not checked until it parses"))
     }
 
-    fn resolve_symbol_in(&mut self, a: &Anchor, path: &str, fragment: &Fragment, lang: Option<Lang>) -> Verdict {
+    fn resolve_symbol_in(&mut self, a: &Anchor, path: &str, fragment: &Fragment, lang: Option<Lang>, legacy: bool) -> Verdict {
         let Some(lang) = lang else {
             return Verdict::new(
                 State::Invalid,
@@ -68,7 +75,8 @@ impl Session<'_> {
             }
         }
         let mut text: Arc<str> = Arc::from("");
-        let hinted = match self.parsed_for(path, lang, baseline.as_ref()) {
+        let parsed = if legacy { self.parsed_for(path, lang, baseline.as_ref()) } else { self.parsed(path, lang) };
+        let hinted = match parsed {
             Ok((t, syn)) => {
                 text = t;
                 Some(syn)
@@ -456,7 +464,7 @@ impl Session<'_> {
         let (Ok(Target::Symbol { path, fragment, lang: Some(lang) }), Some(Baseline::Declaration { fingerprint, .. })) = (&a.target, &a.baseline) else {
             return false;
         };
-        let Ok((_, syn)) = self.parsed_for(path, *lang, a.baseline.as_ref()) else { return false };
+        let Ok((_, syn)) = self.parsed(path, *lang) else { return false };
         match syn.resolve(fragment) {
             Resolution::Unique(i) => {
                 let d = &syn.declarations[i];

@@ -36,7 +36,7 @@ pub async fn candidates(b: &ServerHandle, args: &[Value]) -> Result<Value> {
             let moved = matches!(a.verdict.state, State::Moved | State::Renamed | State::MovedRenamed);
             if let Some(symbol) = now.symbol.clone().filter(|_| moved) {
                 let why = format!("where the check found it ({})", a.verdict.state.as_str());
-                first.push(Candidate { kind: now.kind.clone().unwrap_or_default(), similarity: Some(100), ..Candidate::new(now.path.clone(), symbol, now.line, why) });
+                first.push(Candidate { kind: now.kind.clone().unwrap_or_default(), ..Candidate::new(now.path.clone(), symbol, now.line, why) });
             }
         }
         first.extend(a.verdict.candidates.iter().filter(|c| !c.symbol.is_empty()).cloned());
@@ -52,16 +52,20 @@ pub async fn candidates(b: &ServerHandle, args: &[Value]) -> Result<Value> {
 }
 
 fn item(c: &Candidate) -> Value {
-    let similarity = c.similarity.unwrap_or(0);
+    // Found by the check (moved, renamed, a lost anchor's twin) says why, not how alike.
+    let detail = match c.similarity {
+        Some(p) => format!("{p}% alike: {}", if c.why.is_empty() { "nothing in common but the workspace" } else { &c.why }),
+        None => c.why.clone(),
+    };
     json!({
         "label": c.symbol,
         "description": format!("{}:{} · {}", c.path, c.line, c.kind),
-        "detail": format!("{}% alike: {}", similarity, if c.why.is_empty() { "nothing in common but the workspace" } else { &c.why }),
+        "detail": detail,
         "path": c.path,
         "symbol": c.symbol,
         "line": c.line,
         "kind": c.kind,
-        "similarity": similarity,
+        "similarity": c.similarity,
         "why": c.why,
     })
 }

@@ -234,11 +234,6 @@ impl TokenRules for PythonRules {
             // (and the trailing comma) when the line is too long.
             "(" | ")" if self.structural && at.parent_kind() == "import_from_statement" => NodeRule::Skip,
             "," if self.structural && at.parent_kind() == "import_from_statement" && at.next.is_some_and(|n| n.kind() == ")") => NodeRule::Skip,
-            // …and the trailing comma before the `)` dropped with them (the stream drops a
-            // comma before a closing bracket it emits, and this one is not emitted).
-            "," if self.structural && at.ancestor(1).is_some_and(|a| a.dropped && matches!(a.node.kind(), "tuple" | "tuple_pattern")) && at.next.is_some_and(|n| n.kind() == ")") => {
-                NodeRule::Skip
-            }
             // The block's statement count: indentation made explicit. The block is the
             // colon's next sibling that is not a comment.
             ":" => match at.next.filter(|b| b.kind() == "block") {
