@@ -146,6 +146,20 @@ fn each_command_documents_only_its_own_options_and_its_exit_codes() {
 }
 
 #[test]
+fn bench_coverage_names_a_missing_repository_instead_of_reporting_it_empty() {
+    let ws = recorded_ws();
+    let missing = ws.dir.path().join("no-such-repo");
+    let out = Command::new(knit_bin()).args(["bench", "coverage", "--repo"]).arg(&missing).env("KNIT_CACHE_DIR", ws.cache.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a folder"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty(), "no table for a repository that is not there");
+    // a real folder: one table row per language read, and its sites with --sites
+    let out = Command::new(knit_bin()).args(["bench", "coverage", "--sites", "--repo"]).arg(ws.dir.path()).env("KNIT_CACHE_DIR", ws.cache.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("| typescript |"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
 fn cache_list_names_the_workspace_and_clean_removes_only_its_folder() {
     let ws = recorded_ws();
     assert_eq!(ws.check_json(&[]).0, 0);

@@ -314,20 +314,25 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
     };
     let parse_par = median((0..b.runs).map(|_| parse_all(true)).collect());
     let parse_seq = median((0..b.runs).map(|_| parse_all(false)).collect());
-    // For the breakdown: parse + declarations + fingerprints, one thread, no cache.
-    let extract_seq = median(
-        (0..b.runs)
-            .map(|_| {
-                let t = Instant::now();
-                for (p, text) in &code {
-                    if let Some(l) = Lang::from_path(p) {
-                        std::hint::black_box(knit_syntax::parse(l, text));
-                    }
-                }
-                t.elapsed()
-            })
-            .collect(),
-    );
+    // For the breakdown: parse + declarations + fingerprints, one thread, no cache; and
+    // the same with print scheme 1 (the token rules before parentheses were elided by
+    // structure, issue 11): the structural rules must not cost more than the old ones.
+    // The two alternate run by run, so a busy moment of the machine hits both alike.
+    let extract_pass = |scheme: u8| {
+        let t = Instant::now();
+        for (p, text) in &code {
+            if let Some(l) = Lang::from_path(p) {
+                std::hint::black_box(knit_syntax::parse_with_print_scheme(l, text, scheme, None));
+            }
+        }
+        t.elapsed()
+    };
+    let (mut current, mut previous) = (Vec::new(), Vec::new());
+    for _ in 0..b.runs {
+        current.push(extract_pass(knit_syntax::PRINT_SCHEME));
+        previous.push(extract_pass(1));
+    }
+    let (extract_seq, extract_seq_v1) = (median(current), median(previous));
     // Baseline 2: hashing the same bytes.
     let hash = median(
         (0..b.runs)
@@ -431,6 +436,12 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
         heap_floor >> 20
     );
     println!("  parse + declarations (1 thread):{:>7.1} ms  = {:.2}x parse-only (1 thread)", ms(extract_seq), ms(extract_seq) / ms(parse_seq));
+    println!(
+        "  the same, print scheme 1:     {:>9.1} ms  (scheme {} costs {:.3}x scheme 1)",
+        ms(extract_seq_v1),
+        knit_syntax::PRINT_SCHEME,
+        ms(extract_seq) / ms(extract_seq_v1)
+    );
     println!("  cold check:                   {:>9.1} ms  = {:.2}x parse-only ({threads} threads), {:.2}x parse-only (1 thread)", ms(cold), ms(cold) / ms(parse_par), ms(cold) / ms(parse_seq));
     println!("  hashing the same bytes:       {:>9.1} ms", ms(hash));
     println!("  warm re-check (no change):    {:>9.1} ms  = {:.1}x hashing", ms(warm), ms(warm) / ms(hash));

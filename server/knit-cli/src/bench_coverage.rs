@@ -25,6 +25,10 @@ pub struct CoverageBench {
     /// Constructs listed per repository.
     #[arg(long, default_value_t = 6)]
     top: usize,
+    /// Also list, on stderr, every error site (`path:line construct`) and each file's
+    /// count of declarations not extracted cleanly.
+    #[arg(long)]
+    sites: bool,
 }
 
 #[derive(Default)]
@@ -37,6 +41,12 @@ struct Tally {
 }
 
 pub fn run(b: &CoverageBench) -> anyhow::Result<u8> {
+    // A mistyped path must not read as "a repository with no source files".
+    for dir in &b.repo {
+        if knit_workspace::files::canonical_dir(dir).is_err() {
+            anyhow::bail!("--repo {}: not a folder", dir.display());
+        }
+    }
     println!("| repository | language | files | with syntax errors | past the budget | declarations | extracted cleanly |");
     println!("|---|---|---:|---:|---:|---:|---:|");
     let mut notes = Vec::new();
@@ -55,10 +65,17 @@ pub fn run(b: &CoverageBench) -> anyhow::Result<u8> {
             t.files += 1;
             t.over_budget += syntax.over_budget as usize;
             t.declarations += syntax.declarations.len();
-            t.unclean += syntax.declarations.iter().filter(|d| d.has_error).count();
+            let unclean = syntax.declarations.iter().filter(|d| d.has_error).count();
+            t.unclean += unclean;
+            if b.sites && unclean > 0 {
+                eprintln!("{name}/{path}: {unclean} declaration(s) not clean");
+            }
             if syntax.has_error && !syntax.over_budget {
                 t.error_files += 1;
                 for site in sites {
+                    if b.sites {
+                        eprintln!("{name}/{path}:{} {}", site.line, site.construct);
+                    }
                     let key = format!("{}: {}", lang.name(), site.construct);
                     let e = constructs.entry(key).or_insert_with(|| (0, format!("{path}:{}", site.line)));
                     e.0 += 1;

@@ -253,8 +253,10 @@ struct Phantoms<'a> {
 
 impl Phantoms<'_> {
     /// Emits the tokens of every span starting before `at`: runs of identifier
-    /// characters, and every other non-blank character on its own (a keyword such as
-    /// `out` or `__owned` is one token, as its grammar would make it).
+    /// characters (a keyword such as `out` or `__owned` is one token, as its grammar
+    /// would make it), a directive keyword with its `#` (`#if`), the two-character
+    /// operators of a compilation condition (`&&`, `||`, `>=`, `<=`, `==`, `!=`) and
+    /// every other non-blank character on its own.
     fn flush_before(&mut self, at: usize, src: &str, out: &mut FileTokens) {
         while let Some(span) = self.spans.get(self.next).filter(|r| r.start < at) {
             self.next += 1;
@@ -266,7 +268,16 @@ impl Phantoms<'_> {
                     continue;
                 }
                 let mut end = i + c.len_utf8();
-                if word(c) {
+                let pair = text.get(i..i + 2).unwrap_or("");
+                if matches!(pair, "&&" | "||" | ">=" | "<=" | "==" | "!=") {
+                    end = i + 2;
+                    chars.next();
+                } else if c == '#' && chars.peek().is_some_and(|&(_, d)| d.is_alphabetic()) {
+                    while let Some(&(j, d)) = chars.peek().filter(|(_, d)| word(*d)) {
+                        end = j + d.len_utf8();
+                        chars.next();
+                    }
+                } else if word(c) {
                     while let Some(&(j, d)) = chars.peek().filter(|(_, d)| word(*d)) {
                         end = j + d.len_utf8();
                         chars.next();
@@ -380,6 +391,14 @@ impl FileTokens {
     fn text(&self, i: usize) -> &[u8] {
         &self.bytes[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
+}
+
+/// The texts a file's stream hashes, in order (tests compare a repaired parse's stream with
+/// the source's own tokens).
+#[cfg(test)]
+pub(crate) fn hashed_texts(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Range<usize>]) -> Vec<String> {
+    let file = collect_tokens(root, src, rules, excised, &mut Clock::new(None)).expect("no deadline");
+    file.bytes.split(|&b| b == SEPARATOR).filter(|t| !t.is_empty()).map(|t| String::from_utf8_lossy(t).into_owned()).collect()
 }
 
 impl<'t> TokenStreams<'t> {

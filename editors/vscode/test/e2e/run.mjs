@@ -35,6 +35,18 @@ const shots = keepShots ? path.resolve(arg("shots")) : fs.mkdtempSync(path.join(
 fs.mkdirSync(shots, { recursive: true });
 const TIMEOUT = 60_000;
 
+/** Waits until `locator`'s text stops changing (two reads 500 ms apart agree), at most
+ * 10 s: a tree view still re-rendering moves rows under the mouse. */
+async function settled(locator) {
+  let last = await locator.first().innerText().catch(() => "");
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = await locator.first().innerText().catch(() => "");
+    if (now === last) return;
+    last = now;
+  }
+}
+
 let passed = 0;
 let failed = 0;
 function check(name, cond, detail) {
@@ -287,19 +299,33 @@ try {
   check("an expanded item lists its history reasons: recent work", /recent: changed in \d+ of the last/.test(expanded), expanded);
   check("an expanded item lists its history reasons: co-change", /changedWith: \S+ in \d+ of \d+ commits/.test(expanded), expanded);
 
-  // pin the first item with its inline action: it moves to the Pinned section
+  // pin the first item with its inline action: it moves to the Pinned section. The tree
+  // must be at rest first: a row re-rendered between Playwright's actionability check and
+  // its click leaves the click on the new row's label (which opens the file) instead of
+  // the hover action, and the pin never happens.
+  await settled(view);
   const row = view.locator(".monaco-list-row").filter({ hasText: /^1\./ }).first();
   if (await row.count()) {
     const pinnedName = ((await row.innerText()).match(/^1\.\s*(\S+?\.(?:ts|md))/) ?? [])[1] ?? "?";
+    const tabBefore = await page.locator(".tabs-container .tab.active").innerText().catch(() => "");
     await row.hover();
-    await row.locator('.action-label[aria-label="Pin to context pack"]').first().click({ timeout: TIMEOUT });
+    const pin = row.locator('.action-label[aria-label="Pin to context pack"]').first();
+    await pin.waitFor({ state: "visible", timeout: TIMEOUT });
+    await pin.click({ timeout: TIMEOUT });
     try {
       await view.getByText(/^Pinned/).first().waitFor({ timeout: TIMEOUT });
     } catch {
       // reported below
     }
     const afterPin = await view.first().innerText().catch(() => "");
-    check("pinning an item (inline action) adds a Pinned section", /Pinned\s*1/.test(afterPin) && afterPin.includes(pinnedName), { pinnedName, afterPin });
+    const tabAfter = await page.locator(".tabs-container .tab.active").innerText().catch(() => "");
+    check("pinning an item (inline action) adds a Pinned section", /Pinned\s*1/.test(afterPin) && afterPin.includes(pinnedName), {
+      pinnedName,
+      afterPin,
+      // a changed tab means the click opened the item instead of pinning it
+      tabBefore,
+      tabAfter,
+    });
     await page.screenshot({ path: path.join(shots, "pinned.png") });
   } else {
     check("pinning an item (inline action) adds a Pinned section", false, viewText);
@@ -528,6 +554,14 @@ try {
   await page?.screenshot({ path: path.join(shots, "failure.png") }).catch(() => {});
   check("e2e run completed", false, e && e.stack ? e.stack : String(e));
 } finally {
+  if (failed) {
+    // The workbench's own logs (extension host, renderer) say why a view did not update.
+    try {
+      fs.cpSync(path.join(userData, "logs"), path.join(shots, "code-server-logs"), { recursive: true });
+    } catch {
+      // no logs written yet
+    }
+  }
   if (failed || keepShots) {
     console.log(`# screenshots in ${shots}`);
   } else {

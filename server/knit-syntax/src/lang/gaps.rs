@@ -162,6 +162,40 @@ pub(crate) fn typescript_line_initial_signature(src: &str, out: &mut Vec<Repair>
     }
 }
 
+/// A bare `&` in a JSX attribute string (`href="/?a=1&b=2"`): tree-sitter-typescript's
+/// TSX grammar reads `&` there as the start of a character reference and fails without
+/// its `;`. Browsers and TypeScript take it literally. The `&` becomes `+` in the
+/// attribute's (one-line) string; the string is hashed by value from the original text.
+pub(crate) fn tsx_bare_ampersands(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b"=\"") {
+        let open = i + p + 1;
+        i = open + 1;
+        if open < 2 || !is_word_byte(b[open - 2]) {
+            continue;
+        }
+        let Some(len) = b[open + 1..].iter().position(|&c| c == b'"' || c == b'\n') else {
+            break;
+        };
+        let close = open + 1 + len;
+        if b[close] != b'"' {
+            continue;
+        }
+        for k in open + 1..close {
+            if b[k] != b'&' {
+                continue;
+            }
+            // `&amp;`, `&#38;`, `&#x26;` are references the grammar reads
+            let name = skip_word(b, k + 1 + (b.get(k + 1) == Some(&b'#')) as usize);
+            if !(name > k + 1 && b.get(name) == Some(&b';')) {
+                out.push(Repair::Overwrite { at: k, byte: b'+' });
+            }
+        }
+        i = close + 1;
+    }
+}
+
 /// Swift's underscored ownership modifiers on parameter types, `x: __owned T` and
 /// `x: __shared T`, which tree-sitter-swift 0.7 does not know (`borrowing`, `consuming`
 /// and `inout` it does): the modifier and its blanks are excised.
@@ -238,6 +272,493 @@ pub(crate) fn swift_lifetime_attributes(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// The first non-blank byte of the line holding `i`, and the line's end.
+fn line_bounds(src: &[u8], i: usize) -> (usize, usize) {
+    let start = src[..i]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let end = src[i..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(src.len(), |p| i + p);
+    (skip_blanks(src, start), end)
+}
+
+/// Whether only blanks stand between the line's start and `i` (walks back over blanks
+/// only, so calling it for every occurrence of a word stays linear).
+fn is_line_initial(src: &[u8], i: usize) -> bool {
+    let mut k = i;
+    while k > 0 && matches!(src[k - 1], b' ' | b'\t') {
+        k -= 1;
+    }
+    k == 0 || src[k - 1] == b'\n'
+}
+
+/// Whether the line at `line_start` (its first non-blank byte) begins with the word `word`.
+fn line_begins_with(src: &[u8], first: usize, word: &[u8]) -> bool {
+    src[first..].starts_with(word)
+        && src
+            .get(first + word.len())
+            .is_none_or(|&c| !is_word_byte(c))
+}
+
+/// The `)` closing the `(` at `open` on the same line, with no `(` between (None for
+/// nesting or a line break).
+fn close_on_line(src: &[u8], open: usize) -> Option<usize> {
+    let rel = src[open + 1..]
+        .iter()
+        .position(|&c| matches!(c, b')' | b'(' | b'\n'))?;
+    (src[open + 1 + rel] == b')').then_some(open + 1 + rel)
+}
+
+/// Compilation conditions tree-sitter-swift 0.7 does not know: `#if _runtime(_multithreaded)`,
+/// `_pointerBitWidth(_64)`, `hasFeature(X)`, `_endian(little)` (it knows `os`, `arch`,
+/// `swift`, `compiler`, `canImport`, `targetEnvironment` and bare names). The argument list,
+/// parentheses included, is excised, leaving the bare name the grammar reads as a
+/// condition; its tokens are hashed where they stand.
+pub(crate) fn swift_condition_calls(src: &str, out: &mut Vec<Repair>) {
+    const KNOWN: [&[u8]; 6] = [
+        b"os",
+        b"arch",
+        b"swift",
+        b"compiler",
+        b"canImport",
+        b"targetEnvironment",
+    ];
+    let b = src.as_bytes();
+    for kw in [&b"#if"[..], &b"#elseif"[..]] {
+        let mut i = 0;
+        while let Some(p) = find(&b[i..], kw) {
+            let at = i + p;
+            i = at + kw.len();
+            if !is_line_initial(b, at) || b.get(at + kw.len()).is_some_and(|&c| is_word_byte(c)) {
+                continue;
+            }
+            let (_, end) = line_bounds(b, at);
+            // The condition ends at the line's end or a `//` comment.
+            let end = find(&b[at..end], b"//").map_or(end, |q| at + q);
+            let mut k = at + kw.len();
+            while k < end {
+                if !is_word_byte(b[k]) {
+                    k += 1;
+                    continue;
+                }
+                let word_end = skip_word(b, k);
+                let word = &b[k..word_end];
+                if b.get(word_end) == Some(&b'(')
+                    && !KNOWN.contains(&word)
+                    && !word[0].is_ascii_digit()
+                {
+                    if let Some(close) = close_on_line(b, word_end).filter(|&c| c < end) {
+                        out.push(Repair::Excise {
+                            start: word_end,
+                            end: close + 1,
+                        });
+                        k = close + 1;
+                        continue;
+                    }
+                }
+                k = word_end;
+            }
+        }
+    }
+}
+
+/// Swift accessors tree-sitter-swift 0.7 does not know (it reads `get`, `set` and
+/// `_modify`): `unsafeAddress { … }`, `nonmutating unsafeMutableAddress { … }`, `_read`,
+/// `borrow` and `mutate` (their attribute lines above go with them),
+/// and `borrowing get`/`consuming get`. An unknown accessor keyword on its own line
+/// before `{` is excised with its `mutating`/`nonmutating` and blanks — the property's
+/// body then reads as statements, blocks in a row — and an unknown getter modifier is
+/// excised before `get`/`set`. Their tokens are hashed where they stand.
+pub(crate) fn swift_unknown_accessors(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for kw in [
+        &b"unsafeAddress"[..],
+        &b"unsafeMutableAddress"[..],
+        &b"_read"[..],
+        &b"borrow"[..],
+        &b"mutate"[..],
+    ] {
+        for at in word_at(b, kw) {
+            let after = skip_blanks(b, at + kw.len());
+            if b.get(after) != Some(&b'{') {
+                continue;
+            }
+            // the keyword first on its line, or after a `mutating`/`nonmutating` that is
+            let mut word_start = at;
+            while word_start > 0 && matches!(b[word_start - 1], b' ' | b'\t') {
+                word_start -= 1;
+            }
+            let blank_before = word_start < at;
+            while word_start > 0 && is_word_byte(b[word_start - 1]) {
+                word_start -= 1;
+            }
+            let start = if is_line_initial(b, at) {
+                at
+            } else if blank_before
+                && matches!(
+                    &b[word_start..skip_word(b, word_start)],
+                    b"nonmutating" | b"mutating"
+                )
+                && is_line_initial(b, word_start)
+            {
+                word_start
+            } else {
+                continue;
+            };
+            attributes_above(b, start, out);
+            out.push(Repair::Excise { start, end: after });
+        }
+    }
+    for kw in [&b"borrowing"[..], &b"consuming"[..]] {
+        for at in word_at(b, kw) {
+            let next = skip_blanks(b, at + kw.len());
+            let accessor = [&b"get"[..], b"set"]
+                .iter()
+                .any(|w| line_begins_with(b, next, w));
+            if next > at + kw.len()
+                && accessor
+                && (is_line_initial(b, at)
+                    || matches!(prev_non_space(b, at), Some((_, b'{' | b'}'))))
+            {
+                out.push(Repair::Excise {
+                    start: at,
+                    end: next,
+                });
+            }
+        }
+    }
+}
+
+/// Excises the attribute-only lines (`@_transparent`, `@inline(__always)`, a trailing
+/// `//` comment allowed and left alone) right above the line starting at `first`.
+fn attributes_above(src: &[u8], mut first: usize, out: &mut Vec<Repair>) {
+    let mut found = Vec::new();
+    loop {
+        let Some(prev_end) = first
+            .checked_sub(1)
+            .and_then(|i| src[..=i].iter().rposition(|&c| c == b'\n'))
+        else {
+            break;
+        };
+        let (prev_first, _) = line_bounds(src, prev_end);
+        if prev_first >= prev_end || src[prev_first] != b'@' {
+            break;
+        }
+        let name_end = skip_word(src, prev_first + 1);
+        let mut k = name_end;
+        if src.get(k) == Some(&b'(') {
+            match close_on_line(src, k) {
+                Some(c) => k = c + 1,
+                None => break,
+            }
+        }
+        let rest = skip_blanks(src, k);
+        if name_end == prev_first + 1
+            || !(rest == prev_end || src[rest..prev_end].starts_with(b"//"))
+        {
+            break;
+        }
+        found.push(Repair::Excise {
+            start: prev_first,
+            end: k,
+        });
+        first = prev_first;
+    }
+    out.extend(found.into_iter().rev());
+}
+
+/// `case (n / 2 + 1)...:` and `case (a + 1)...b:`: a parenthesised range bound in a
+/// `case` pattern is a syntax error in tree-sitter-swift 0.7. The two parentheses are
+/// excised (`n / 2 + 1...` reads as the same range: range operators bind loosest); they
+/// are hashed where they stand.
+pub(crate) fn swift_case_range_parens(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"case") {
+        if !is_line_initial(b, at) {
+            continue;
+        }
+        let (_, end) = line_bounds(b, at);
+        let mut k = at + 4;
+        while let Some(q) = b[k..end].iter().position(|&c| c == b'(') {
+            let open = k + q;
+            let Some(close) = close_on_line(b, open) else {
+                break;
+            };
+            let bound_before = open > 0 && !is_word_byte(b[open - 1]) && b[open - 1] != b'.';
+            if bound_before
+                && (b[close + 1..end].starts_with(b"...") || b[close + 1..end].starts_with(b"..<"))
+            {
+                out.push(Repair::Excise {
+                    start: open,
+                    end: open + 1,
+                });
+                out.push(Repair::Excise {
+                    start: close,
+                    end: close + 1,
+                });
+            }
+            k = close + 1;
+        }
+    }
+}
+
+/// `case .success():` and `case .set(()):` — an enum-case pattern with an empty argument
+/// list, or an empty tuple as its argument, is a syntax error in tree-sitter-swift 0.7.
+/// The `()` (or `(())`) is excised (`.success` reads as the same pattern) and hashed where
+/// it stands. So is the `.` of an implicit member as a range bound (`case .min..<0:`),
+/// which leaves `min..<0`, the same range to the grammar.
+pub(crate) fn swift_empty_case_arguments(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"case") {
+        if !is_line_initial(b, at) {
+            continue;
+        }
+        let (_, end) = line_bounds(b, at);
+        let mut k = at + 4;
+        while let Some(q) = find(&b[k..end], b"()") {
+            let inner = k + q;
+            // `.success()` or `.set(())`: the empty tuple may sit in its own parentheses
+            let wrapped = inner > 0 && b[inner - 1] == b'(' && b.get(inner + 2) == Some(&b')');
+            let (open, close) = if wrapped {
+                (inner - 1, inner + 3)
+            } else {
+                (inner, inner + 2)
+            };
+            let name_len = b[..open]
+                .iter()
+                .rev()
+                .take_while(|&&c| is_word_byte(c))
+                .count();
+            // only an enum case: the name is preceded by `.`
+            if name_len > 0 && open - name_len > 0 && b[open - name_len - 1] == b'.' {
+                out.push(Repair::Excise {
+                    start: open,
+                    end: close,
+                });
+            }
+            k = close;
+        }
+        let mut k = at + 4;
+        while let Some(q) = b[k..end].iter().position(|&c| c == b'.') {
+            let dot = k + q;
+            let name_end = skip_word(b, dot + 1);
+            let starts_member = (dot == 0
+                || !is_word_byte(b[dot - 1]) && b[dot - 1] != b'.' && b[dot - 1] != b')')
+                && name_end > dot + 1;
+            if starts_member
+                && (b[name_end..end].starts_with(b"..<") || b[name_end..end].starts_with(b"..."))
+            {
+                out.push(Repair::Excise {
+                    start: dot,
+                    end: dot + 1,
+                });
+            }
+            k = name_end.max(dot + 1);
+            if k < end && b[k] == b'.' {
+                k = skip_word(b, k + 3.min(end - k)); // past a range operator
+            }
+        }
+    }
+}
+
+/// `fallthrough` as the last statement before a compilation directive (`fallthrough`
+/// then `#else`) is a syntax error in tree-sitter-swift 0.7, though `break` there is not.
+/// Its first letter becomes `x`, an identifier the grammar reads as a statement; the
+/// token hashed is still the original word.
+pub(crate) fn swift_fallthrough_before_directive(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"fallthrough") {
+        if b.get(skip_space(b, at + "fallthrough".len())) == Some(&b'#') {
+            out.push(Repair::Overwrite { at, byte: b'x' });
+        }
+    }
+}
+
+/// Which directive a line holds (its first non-blank byte at `first`).
+fn directive_at(src: &[u8], first: usize) -> Option<&'static str> {
+    ["#if", "#elseif", "#else", "#endif"]
+        .into_iter()
+        .find(|d| line_begins_with(src, first, d.as_bytes()))
+}
+
+/// `#if` groups where tree-sitter-swift 0.7 reads no directive: right after a `switch`'s
+/// `{` (before the first `case`), among a declaration's attributes (`@inline(never)` /
+/// `#if compiler(>=6.3)` / `@available(…)` / `#endif`), and a group of attribute lines
+/// only before a declaration (`#if compiler(>=6.3)` / `@inline(always)` / `#else` /
+/// `@inline(__always)` / `#endif`). Every directive line of the group (`#if`, `#elseif`,
+/// `#else`, `#endif`, up to a `//` comment) is excised; what they enclose stays, so the
+/// grammar reads the branches one after the other. The directives' tokens are hashed
+/// where they stand. One pass over the lines with a stack of open groups: linear however
+/// deeply groups nest.
+pub(crate) fn swift_misplaced_directives(src: &str, out: &mut Vec<Repair>) {
+    struct Group {
+        /// The group's own directive lines (nested groups have theirs).
+        own: Vec<(usize, usize)>,
+        /// Right after a switch's `{` or an attribute line.
+        placed_badly: bool,
+        /// Every line inside (nested groups included) is an attribute, a directive or blank…
+        attributes_only: bool,
+        /// …and there is at least one attribute.
+        any_attribute: bool,
+    }
+    let b = src.as_bytes();
+    // a directive line up to a `//` comment, trailing blanks dropped
+    let span = |f: usize, end: usize| {
+        let stop = find(&b[f..end], b"//").map_or(end, |c| f + c);
+        (
+            f,
+            f + b[f..stop]
+                .iter()
+                .rposition(|c| !c.is_ascii_whitespace())
+                .map_or(0, |r| r + 1),
+        )
+    };
+    let mut open: Vec<Group> = Vec::new();
+    let mut line_start = 0;
+    while line_start < b.len() {
+        let first = skip_blanks(b, line_start);
+        let end = b[first..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| first + p);
+        match directive_at(b, first) {
+            Some("#if") => {
+                let after_switch = prev_code(b, first).is_some_and(|(q, c)| {
+                    let (line_first, _) = line_bounds(b, q);
+                    c == b'{' && word_at(&b[line_first..q], b"switch").first().is_some()
+                });
+                let after_attribute =
+                    prev_non_space(b, first).is_some_and(|(q, _)| b[line_bounds(b, q).0] == b'@');
+                open.push(Group {
+                    own: vec![span(first, end)],
+                    placed_badly: after_switch || after_attribute,
+                    attributes_only: true,
+                    any_attribute: false,
+                });
+            }
+            Some("#endif") => {
+                if let Some(mut g) = open.pop() {
+                    g.own.push(span(first, end));
+                    let next = skip_space(b, end);
+                    let before_declaration =
+                        next < b.len() && (b[next] == b'@' || is_word_byte(b[next]));
+                    if g.placed_badly
+                        || (g.attributes_only && g.any_attribute && before_declaration)
+                    {
+                        out.extend(
+                            g.own
+                                .iter()
+                                .map(|&(start, end)| Repair::Excise { start, end }),
+                        );
+                    }
+                    if let Some(parent) = open.last_mut() {
+                        parent.attributes_only &= g.attributes_only;
+                        parent.any_attribute |= g.any_attribute;
+                    }
+                }
+            }
+            Some(_) => {
+                if let Some(g) = open.last_mut() {
+                    g.own.push(span(first, end));
+                }
+            }
+            None if first >= end => {}
+            None => {
+                if let Some(g) = open.last_mut() {
+                    if b[first] == b'@' {
+                        g.any_attribute = true;
+                    } else {
+                        g.attributes_only = false;
+                    }
+                }
+            }
+        }
+        line_start = end + 1;
+    }
+}
+
+/// A labelled trailing closure on a line of its own (`}` / `errorHandler: { error in`,
+/// SE-0279 as swift-format lays it out) is a syntax error in tree-sitter-swift 0.7. The
+/// label and its colon are excised — the closure then reads as a trailing closure — and
+/// hashed where they stand.
+pub(crate) fn swift_trailing_closure_labels(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut line_start = 0;
+    while line_start < b.len() {
+        let (first, end) = line_bounds(b, line_start);
+        let name_end = skip_word(b, first);
+        if name_end > first && !b[first].is_ascii_digit() && b.get(name_end) == Some(&b':') {
+            let brace = skip_blanks(b, name_end + 1);
+            let after_block = matches!(prev_non_space(b, line_start), Some((_, b'}')));
+            if after_block
+                && b.get(brace) == Some(&b'{')
+                && !matches!(&b[first..name_end], b"default" | b"case")
+            {
+                out.push(Repair::Excise {
+                    start: first,
+                    end: brace,
+                });
+            }
+        }
+        line_start = end + 1;
+    }
+}
+
+/// An enum case whose associated value has the label `_` (`case vsock(_: Address)`)
+/// reads as a pattern missing its name in tree-sitter-swift 0.7. The `_:` and its blanks
+/// are excised and hashed where they stand.
+pub(crate) fn swift_enum_wildcard_labels(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"case") {
+        if !is_line_initial(b, at) {
+            continue;
+        }
+        let (_, end) = line_bounds(b, at);
+        let name = skip_blanks(b, at + 4);
+        if skip_word(b, name) == name
+            || b[name].is_ascii_digit()
+            || matches!(&b[name..skip_word(b, name)], b"let" | b"var")
+        {
+            continue;
+        }
+        let mut k = skip_word(b, name);
+        while let Some(q) = find(&b[k..end], b"_:") {
+            let u = k + q;
+            let before = prev_non_space(b, u).map(|(_, c)| c);
+            if matches!(before, Some(b'(' | b',')) && !is_word_byte(b[u - 1]) {
+                out.push(Repair::Excise {
+                    start: u,
+                    end: skip_blanks(b, u + 2),
+                });
+            }
+            k = u + 2;
+        }
+    }
+}
+
+/// A blank before a `;` between statements on one line (`tree { 4 ; 5 }`) is a syntax
+/// error in tree-sitter-swift 0.7. The two bytes swap (`4; 5`); the `;` hashes nothing
+/// wherever it stands, and the blank nothing either.
+pub(crate) fn swift_blank_before_semicolon(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for i in 1..b.len() {
+        if b[i] == b';'
+            && b[i - 1] == b' '
+            && i >= 2
+            && !matches!(b[i - 2], b' ' | b'\t' | b'\n' | b';' | b'{' | b'(')
+        {
+            out.push(Repair::Overwrite {
+                at: i - 1,
+                byte: b';',
+            });
+            out.push(Repair::Overwrite { at: i, byte: b' ' });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,5 +823,169 @@ mod tests {
         let x = src.find("self:").unwrap();
         let plus2 = src.find("y self)").unwrap() + 1;
         assert_eq!(cuts(swift_lifetime_attributes, src), [format!("{plus1}:+"), format!("{x}:x"), format!("{plus2}:+")]);
+    }
+
+    #[test]
+    fn unknown_condition_calls_lose_their_arguments() {
+        let src = "#if os(Linux)\n#elseif (compiler(<6.1) && !os(WASI)) || (compiler(>=6.1) && _runtime(_multithreaded)) // x(y)\n#if _pointerBitWidth(_64)\nf(_runtime(x))\n";
+        assert_eq!(
+            cuts(swift_condition_calls, src),
+            ["cut \"(_64)\"", "cut \"(_multithreaded)\""]
+        );
+    }
+
+    #[test]
+    fn unknown_accessors_are_cut_on_their_own_lines() {
+        let src = "subscript(i: Int) -> E {\n    unsafeAddress {\n      p\n    }\n    @_transparent // why\n    @inline(__always)\n    nonmutating unsafeMutableAddress {\n      q\n    }\n}\nvar x: Int {\n  borrowing get { 1 }\n}\nlet unsafeAddress = 1\nf(borrowing get)\n";
+        assert_eq!(
+            cuts(swift_unknown_accessors, src),
+            [
+                "cut \"unsafeAddress \"",
+                "cut \"@_transparent\"",
+                "cut \"@inline(__always)\"",
+                "cut \"nonmutating unsafeMutableAddress \"",
+                "cut \"borrowing \""
+            ]
+        );
+    }
+
+    #[test]
+    fn parenthesised_range_bounds_in_case_patterns() {
+        assert_eq!(
+            cuts(
+                swift_case_range_parens,
+                "    case (n / 2 + 1)...: x\n    case f(a)...b:\n    case (a, b):\n"
+            ),
+            ["cut \"(\"", "cut \")\""]
+        );
+    }
+
+    #[test]
+    fn empty_case_arguments() {
+        assert_eq!(
+            cuts(swift_empty_case_arguments, "  case .success():\n  case .set(()):\n  case f():\n  case .min..<0, 1...5, a.b...:\n"),
+            ["cut \"()\"", "cut \"(())\"", "cut \".\""]
+        );
+    }
+
+    #[test]
+    fn fallthrough_before_a_directive() {
+        let src = "case 1:\n  #if os(Linux)\n  fallthrough\n  #else\n  fallthrough\n  #endif\ncase 2:\n  fallthrough\ncase 3:";
+        let at = src.find("fallthrough").unwrap();
+        let second = src[at + 1..].find("fallthrough").unwrap() + at + 1;
+        assert_eq!(
+            cuts(swift_fallthrough_before_directive, src),
+            [format!("{at}:x"), format!("{second}:x")]
+        );
+    }
+
+    #[test]
+    fn directives_after_a_switch_brace_or_among_attributes() {
+        let src = "switch m {\n#if canImport(Glibc) || os(Linux) // linux\ncase .a:\n  #if os(X)\n  f()\n  #endif\n#else\ncase .b: g()\n#endif\n}\n@inline(never)\n#if compiler(>=6.3)\n@available(Android 24, *)\n#endif\nfunc f() {}\nfunc g() {\n#if os(Linux)\n}\n#endif\n";
+        assert_eq!(
+            cuts(swift_misplaced_directives, src),
+            [
+                "cut \"#if canImport(Glibc) || os(Linux)\"",
+                "cut \"#else\"",
+                "cut \"#endif\"",
+                "cut \"#if compiler(>=6.3)\"",
+                "cut \"#endif\""
+            ]
+        );
+    }
+
+    #[test]
+    fn labelled_trailing_closures_on_their_own_line() {
+        let src = "g {\n  x()\n}\nerrorHandler: { error in\n  y()\n}\nlet a = [\n  b: { 1 }\n]\nswitch v {\ncase 1: f {\n}\ndefault: { }()\n}\n";
+        assert_eq!(
+            cuts(swift_trailing_closure_labels, src),
+            ["cut \"errorHandler: \""]
+        );
+    }
+
+    #[test]
+    fn wildcard_labels_in_enum_cases() {
+        assert_eq!(cuts(swift_enum_wildcard_labels, "enum E {\n  case vsock(_: V, _: W)\n  case a(x: Int)\n}\nswitch e {\ncase .vsock(_: let v):\n}"), ["cut \"_: \"", "cut \"_: \""]);
+    }
+
+    #[test]
+    fn a_blank_before_a_semicolon_swaps_with_it() {
+        assert_eq!(
+            cuts(
+                swift_blank_before_semicolon,
+                "tree { 4 ; 5 }\nf(1;2)\nx = \" ;\"; ;"
+            ),
+            ["8:;", "9: ", "27:;", "28: "]
+        );
+    }
+
+    #[test]
+    fn attribute_only_groups() {
+        let src = "/// doc\n#if compiler(>=6.3)\n@inline(always)\n#else\n@inline(__always)\n#endif\n@inlinable\nfunc f() {}\n#if os(X)\n@a\nfunc g() {}\n#endif\n";
+        assert_eq!(
+            cuts(swift_misplaced_directives, src),
+            [
+                "cut \"#if compiler(>=6.3)\"",
+                "cut \"#else\"",
+                "cut \"#endif\""
+            ]
+        );
+    }
+
+    #[test]
+    fn bare_ampersands_in_jsx_attribute_strings() {
+        let src = "<a href=\"/?a=1&b=2&amp;c\" x = \"&\" t=\"&#38;\">";
+        assert_eq!(
+            cuts(tsx_bare_ampersands, src),
+            [format!("{}:+", src.find("&b").unwrap())]
+        );
+    }
+
+    /// Every finder runs on adversarial input of a few hundred KiB — the same word many
+    /// times on one line, groups nested thousands deep — in one pass: a finder that
+    /// rescanned a line per occurrence, or a group per nested group, would not finish.
+    #[test]
+    fn finders_stay_linear_on_adversarial_input() {
+        let n = 20_000;
+        let inputs = [
+            "case ".repeat(n),
+            format!("case {}:\n", "(a)...".repeat(n)),
+            format!("case {}\n", ".x() .y(()) _: ".repeat(n)),
+            "#if _x(y) ".repeat(n),
+            "unsafeAddress { borrowing get ".repeat(n),
+            format!("{}{}", "@a\n#if os(X)\n".repeat(n), "#endif\n".repeat(n)),
+            format!(
+                "switch v {{\n{}{}",
+                "#if os(X)\n".repeat(n),
+                "#endif\n".repeat(n)
+            ),
+            format!("{}{}", "#if os(X)\n@a\n".repeat(n), "#endif\n".repeat(n)),
+            "fallthrough ".repeat(n),
+            "}\nx: {\n".repeat(n),
+            " ; ".repeat(n),
+            "a=\"&&&&&&&&\" ".repeat(n),
+        ];
+        let finders: [fn(&str, &mut Vec<Repair>); 13] = [
+            swift_condition_calls,
+            swift_unknown_accessors,
+            swift_case_range_parens,
+            swift_empty_case_arguments,
+            swift_fallthrough_before_directive,
+            swift_misplaced_directives,
+            swift_trailing_closure_labels,
+            swift_enum_wildcard_labels,
+            swift_blank_before_semicolon,
+            swift_underscored_ownership,
+            swift_unknown_modifiers,
+            swift_lifetime_attributes,
+            tsx_bare_ampersands,
+        ];
+        for input in &inputs {
+            for f in finders {
+                let mut out = Vec::new();
+                f(input, &mut out);
+                assert!(out.len() <= 4 * input.len());
+            }
+        }
     }
 }

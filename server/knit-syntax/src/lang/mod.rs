@@ -873,6 +873,94 @@ mod tests {
         assert_eq!(prints(&plain), prints(&read));
     }
 
+    /// The source's own tokens as a right grammar would give them: words, the operators
+    /// below, every other character alone; comments, blanks and `;` dropped.
+    fn lexical_tokens(src: &str) -> Vec<String> {
+        const OPS: [&str; 10] = ["...", "..<", "->", "&&", "||", ">=", "<=", "==", "!=", "+="];
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        let mut out = Vec::new();
+        let mut rest = src;
+        while let Some(c) = rest.chars().next() {
+            if rest.starts_with("//") {
+                rest = rest.find('\n').map_or("", |n| &rest[n..]);
+                continue;
+            }
+            let len = if let Some(op) = OPS.iter().find(|op| rest.starts_with(**op)) {
+                op.len()
+            } else if word(c) || (c == '#' && rest[1..].starts_with(char::is_alphabetic)) {
+                1 + rest[1..].find(|d: char| !word(d)).unwrap_or(rest.len() - 1)
+            } else {
+                c.len_utf8()
+            };
+            if !c.is_whitespace() && c != ';' {
+                out.push(rest[..len].to_string());
+            }
+            rest = &rest[len..];
+        }
+        out
+    }
+
+    /// Each Swift grammar gap (gaps.rs) is cleared by its repair, and the repaired stream
+    /// hashes exactly the source's own tokens — excised ones where they stand, overwritten
+    /// bytes as the original text — which is what a grammar that read the construct would
+    /// hash. So no fingerprint depends on whether the file needed a repair.
+    #[test]
+    fn swift_repairs_clear_each_gap_and_hash_the_sources_own_tokens() {
+        let cases = [
+            "struct S {\n  #if os(Windows)\n  func a() {}\n  #elseif (compiler(<6.1) && !os(WASI)) || (compiler(>=6.1) && _runtime(_multithreaded))\n  func b() {}\n  #endif\n}\n",
+            "struct S {\n  subscript(i: Int) -> E {\n    @_transparent // why\n    unsafeAddress {\n      p(i)\n    }\n    nonmutating unsafeMutableAddress {\n      return q(i)\n    }\n  }\n  var x: Int {\n    borrowing get {\n      1\n    }\n  }\n}\n",
+            "func f(x: R) {\n  switch x {\n  case .success():\n    g()\n  case .set(()):\n    g()\n  case (a + 1)...b:\n    g()\n  case .min..<0:\n    g()\n  default:\n    g()\n  }\n}\n",
+            "func f(x: Int) {\n  switch x {\n  #if os(Linux)\n  case 1:\n    #if os(Linux)\n    fallthrough\n    #endif\n  #endif\n  default:\n    g()\n  }\n}\n",
+            "struct S {\n  @inline(never)\n  #if compiler(>=6.3)\n  @available(Android 24, *)\n  #endif\n  func f() {}\n}\n",
+            "func f() {\n  g {\n    x()\n  }\n  errorHandler: { error in\n    y()\n  }\n  nonisolated(unsafe) var x = 1\n  tree { 4 ; 5 }\n}\n",
+            "enum E {\n  case vsock(_: Int)\n  case b\n}\n",
+        ];
+        for src in cases {
+            assert!(
+                parse_unrepaired(Lang::Swift, src).has_error,
+                "the grammar reads this now; drop its repair?\n{src}"
+            );
+            let read = parse(Lang::Swift, src, None).0;
+            assert!(
+                !read.has_error && read.declarations.iter().all(|d| !d.has_error),
+                "{src}\n{read:#?}"
+            );
+            let (_, repaired) = trees(Lang::Swift, src, None).unwrap();
+            let (tree, excised) = repaired.expect("repaired");
+            let hashed = crate::tokens::hashed_texts(
+                tree.root_node(),
+                src,
+                spec(Lang::Swift).rules,
+                &excised,
+            );
+            assert_eq!(hashed, lexical_tokens(src), "{src}");
+        }
+    }
+
+    #[test]
+    fn a_bare_ampersand_in_a_jsx_attribute_is_read_and_hashed_as_written() {
+        let with =
+            |v: &str| format!("export function Footer() {{\n  return <a href=\"{v}\">x</a>;\n}}\n");
+        let amp = with("/?a=1&b=2");
+        assert!(
+            parse_unrepaired(Lang::Tsx, &amp).has_error,
+            "the grammar reads this now; drop its repair?"
+        );
+        let read = parse(Lang::Tsx, &amp, None).0;
+        assert!(!read.has_error && read.declarations.len() == 1, "{read:#?}");
+        // the string is hashed from the original text: not the `+` the parser was shown
+        let plus = parse(Lang::Tsx, &with("/?a=1+b=2"), None).0;
+        assert_ne!(
+            read.declarations[0].fingerprint,
+            plus.declarations[0].fingerprint
+        );
+        let (_, repaired) = trees(Lang::Tsx, &amp, None).unwrap();
+        let (tree, excised) = repaired.expect("repaired");
+        let hashed =
+            crate::tokens::hashed_texts(tree.root_node(), &amp, spec(Lang::Tsx).rules, &excised);
+        assert!(hashed.iter().any(|t| t.contains("/?a=1&b=2")), "{hashed:?}");
+    }
+
     #[test]
     fn repairs_are_like_for_like_ascii_overwrites_or_nothing() {
         let ow = |at, byte| Repair::Overwrite { at, byte };

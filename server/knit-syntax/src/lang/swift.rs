@@ -62,7 +62,87 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_underscored_ownership(src, &mut out);
     gaps::swift_lifetime_attributes(src, &mut out);
     gaps::swift_unknown_modifiers(src, &mut out);
+    gaps::swift_condition_calls(src, &mut out);
+    gaps::swift_unknown_accessors(src, &mut out);
+    gaps::swift_case_range_parens(src, &mut out);
+    gaps::swift_empty_case_arguments(src, &mut out);
+    gaps::swift_fallthrough_before_directive(src, &mut out);
+    gaps::swift_misplaced_directives(src, &mut out);
+    gaps::swift_trailing_closure_labels(src, &mut out);
+    gaps::swift_enum_wildcard_labels(src, &mut out);
+    gaps::swift_blank_before_semicolon(src, &mut out);
+    local_statement_prefixes(root, src, &mut out);
     out
+}
+
+/// Inside a function or closure body tree-sitter-swift 0.7 reads neither
+/// `nonisolated(unsafe) var x` nor an attributed local function in a `case`
+/// (`@Sendable func next()`), though it reads both as members. On a line of its own in a
+/// body — judged from the tree: a body before any type body among the ancestors — the
+/// prefix is excised and hashed where it stands. Members are never touched (their
+/// declaration would start later and lose those tokens from its print).
+/// Local prefixes repaired per file (real files hold a handful; each repair descends the
+/// tree once).
+const MAX_LOCAL_PREFIXES: usize = 256;
+
+fn local_statement_prefixes(root: Node<'_>, src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut candidates = Vec::new();
+    let mut i = 0;
+    while let Some(p) = src[i..].find("nonisolated(unsafe)") {
+        let at = i + p;
+        i = at + 1;
+        let end = at + "nonisolated(unsafe)".len();
+        let next = src[end..].trim_start_matches([' ', '\t']);
+        if next.starts_with("var ") || next.starts_with("let ") {
+            candidates.push((at, src.len() - next.len()));
+        }
+    }
+    let mut i = 0;
+    while let Some(p) = src[i..].find('@') {
+        let at = i + p;
+        i = at + 1;
+        let name_end = at
+            + 1
+            + src[at + 1..]
+                .bytes()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                .count();
+        let next = src[name_end..].trim_start_matches([' ', '\t']);
+        if name_end > at + 1 && next.starts_with("func ") && next.len() < src.len() - name_end {
+            candidates.push((at, src.len() - next.len()));
+        }
+    }
+    // First on their line only (walking back over blanks alone keeps this linear), and a
+    // bounded number: each costs a descent from the root.
+    let line_initial = |at: usize| {
+        let mut k = at;
+        while k > 0 && matches!(b[k - 1], b' ' | b'\t') {
+            k -= 1;
+        }
+        k == 0 || b[k - 1] == b'\n'
+    };
+    candidates.retain(|&(at, end)| line_initial(at) && b.get(end).is_some());
+    candidates.truncate(MAX_LOCAL_PREFIXES);
+    for (at, end) in candidates {
+        // Down from the root (never `parent()`, which walks from the root per call): the
+        // innermost body or type body around `at` decides.
+        let mut cursor = root.walk();
+        let mut local = false;
+        loop {
+            match cursor.node().kind() {
+                "class_body" | "protocol_body" | "enum_class_body" => local = false,
+                "function_body" | "lambda_literal" | "statements" | "switch_entry" => local = true,
+                _ => {}
+            }
+            if cursor.goto_first_child_for_byte(at).is_none() || cursor.node().start_byte() > at {
+                break;
+            }
+        }
+        if local {
+            out.push(Repair::Excise { start: at, end });
+        }
+    }
 }
 
 /// The argument labels of a parameter list: `(first:second:)`, `(_:)`, `()`.

@@ -55,6 +55,8 @@ fn repairs(src: &str, tsx: bool) -> Vec<Repair> {
     // In TSX a line-initial `<` is usually JSX, which the grammar reads.
     if !tsx {
         gaps::typescript_line_initial_signature(src, &mut out);
+    } else {
+        gaps::tsx_bare_ampersands(src, &mut out);
     }
     out
 }
