@@ -4,7 +4,7 @@
 //! version; the second is a flags char (6 bits); then fingerprints in base64url (12
 //! chars = 72 bits each). A declaration baseline's first char is also the print scheme
 //! its fingerprints were computed with (`knit_syntax::PRINT_SCHEME`): `1` up to
-//! 2026-12-01, `2` since (same layout). An old one is compared with prints by its own
+//! 2026-12-01, `2` up to 2026-12-02, `3` since (same layout). An old one is compared with prints by its own
 //! rules, so a knit that hashes differently never turns it stale on unchanged code;
 //! recording again writes the current scheme. Line ranges and doc sections are `1`.
 //!
@@ -182,8 +182,9 @@ impl Baseline {
 
     pub fn decode(s: &str) -> Option<Baseline> {
         let b = s.as_bytes();
-        // `2`: a declaration printed by scheme 2 (the only kind whose prints changed).
-        if b.len() < 14 || !(b[0] == b'1' || b[0] == b'2') {
+        // `2`, `3`…: a declaration printed by that print scheme (the only kind whose
+        // prints changed); a scheme newer than this knit's is not read.
+        if b.len() < 14 || !(b'1'..=b'0' + knit_syntax::PRINT_SCHEME).contains(&b[0]) {
             return None;
         }
         let scheme = b[0] - b'0';

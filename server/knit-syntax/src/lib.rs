@@ -33,17 +33,20 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// invalidated (baselines carry their own version). 2: `too_deep` and `timed_out`;
 /// 3: `over_budget`; 4: grammar-gap repairs (the same text can now parse without errors);
 /// 5: export aliases; 6: print scheme 2 (see [`PRINT_SCHEME`]); 7: more grammar-gap
-/// repairs (Swift directives, accessors and `case` patterns; `&` in TSX attributes).
+/// repairs (Swift directives, accessors and `case` patterns; `&` in TSX attributes);
+/// 8: print scheme 3.
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 7;
+pub const SCHEME_VERSION: u32 = 8;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded
 /// anchor stale on unchanged code (an old baseline is compared with a print by its own
 /// rules, [`parse_with_print_scheme`]). 1: knit up to 2026-12-01; 2: parentheses around
 /// a nested conditional and around types elided where the tree is the same without them
-/// (prettier adds and drops them with the line width).
-pub const PRINT_SCHEME: u8 = 2;
+/// (prettier adds and drops them with the line width); 3: Swift's parentheses around a
+/// whole `if`/`guard`/`while` condition or `switch` subject elided (swift-format's
+/// NoParensAroundConditions removes them).
+pub const PRINT_SCHEME: u8 = 3;
 
 /// Declarations nested in declarations deeper than this are not extracted (DESIGN 1.3:
 /// `unchecked`, reason `too_deep`). Real code stays far below it — a method in a class
@@ -95,7 +98,7 @@ pub fn parse_with_print_scheme(lang: Lang, source: &str, scheme: u8, deadline: O
 /// Whether `lang`'s prints under print scheme `scheme` can differ from the current ones
 /// (only then is a second parse by the old rules worth its cost).
 pub fn print_scheme_differs(lang: Lang, scheme: u8) -> bool {
-    scheme != PRINT_SCHEME && lang::has_v1_rules(lang)
+    scheme != PRINT_SCHEME && lang::has_earlier_rules(lang, scheme)
 }
 
 /// [`parse`] under a deadline: parsing and extraction stop once `deadline` has passed

@@ -428,6 +428,27 @@ fn typescript_parentheses_a_formatter_moves_are_not_a_change() {
     differ(ts, "export function h(a: boolean, b: boolean) {\n  return (a ? b : a) ? 1 : 2;\n}\n", "export function h(a: boolean, b: boolean) {\n  return a ? b : a ? 1 : 2;\n}\n", "h");
 }
 
+/// swift-format's NoParensAroundConditions removes the parentheses around a whole `if`,
+/// `guard`, `while`, `repeat … while` condition and a `switch` subject (print scheme 3).
+#[test]
+fn swift_condition_parentheses_swift_format_removes_are_not_a_change() {
+    let sw = Lang::Swift;
+    let body = |cond: &str, subject: &str| {
+        format!(
+            "func f(a: Int, b: Int) -> Int {{\n    if {cond} {{ return 1 }}\n    guard {cond} else {{ return 2 }}\n    while {cond} {{ g() }}\n    repeat {{ g() }} while {cond}\n    switch {subject} {{\n    default: return 3\n    }}\n}}\n"
+        )
+    };
+    same(sw, &body("(a == b)", "(a)"), &body("a == b", "a"), "f(a:b:)");
+    // Under the previous schemes' rules the parentheses still count (old baselines are
+    // judged by those).
+    let v2 = |src: &str| knit_syntax::parse_with_print_scheme(sw, src, 2, None).declarations[0].fingerprint;
+    assert_ne!(v2(&body("(a == b)", "(a)")), v2(&body("a == b", "a")));
+    // Parentheses that change the expression, or a real tuple, are a change.
+    differ(sw, &body("(a + 1) * b > 2", "(a, b)"), &body("a + 1 * b > 2", "(a, b)"), "f(a:b:)");
+    differ(sw, &body("a == b", "(a, b)"), &body("a == b", "(a)"), "f(a:b:)");
+    differ(sw, &body("a == b", "(x: a)"), &body("a == b", "a"), "f(a:b:)");
+}
+
 /// The line-initial call-signature repair works in tab-indented files too (immer's
 /// `IProduce`): every declaration after the interface is read.
 #[test]

@@ -34,7 +34,7 @@ pub(crate) static GO: LanguageSpec = LanguageSpec {
     grammar: || tree_sitter_go::LANGUAGE.into(),
     kinds: &["function", "method", "struct", "interface", "type", "field", "const", "var"],
     rules: &GoRules,
-    rules_v1: None,
+    earlier_rules: &[],
     declarations,
     imports: collect_imports,
     repairs: no_repairs,

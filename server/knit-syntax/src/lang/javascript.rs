@@ -17,7 +17,7 @@ pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
     kinds: &["function", "class", "method", "get", "set", "property", "variable"],
     rules: &ECMA_RULES,
-    rules_v1: Some(&ECMA_RULES_V1),
+    earlier_rules: &[(1, &ECMA_RULES_V1)],
     declarations: typescript::declarations,
     imports: typescript::collect_imports,
     repairs: no_repairs,

@@ -46,7 +46,7 @@ pub(crate) static KOTLIN: LanguageSpec = LanguageSpec {
         "typealias",
     ],
     rules: &KotlinRules,
-    rules_v1: None,
+    earlier_rules: &[],
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,

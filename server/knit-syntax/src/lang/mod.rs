@@ -56,9 +56,10 @@ pub(crate) struct LanguageSpec {
     pub kinds: &'static [&'static str],
     /// How each node's tokens are read into fingerprints (see [`TokenRules`]).
     pub rules: &'static (dyn TokenRules + Sync),
-    /// The rules of print scheme 1 where they differ from `rules` (see
-    /// [`crate::PRINT_SCHEME`]); None where the language's prints did not change.
-    pub rules_v1: Option<&'static (dyn TokenRules + Sync)>,
+    /// The rules of each earlier print scheme whose prints differ from `rules` (see
+    /// [`crate::PRINT_SCHEME`]), by scheme; empty where the language's prints never
+    /// changed. A scheme not listed prints as `rules` do.
+    pub earlier_rules: &'static [(u8, &'static (dyn TokenRules + Sync))],
     /// Walks the tree and reports declarations through `x`. Walks use explicit work
     /// stacks (never recursion that follows the input's nesting), tick `x` once per
     /// step and stop when it says the deadline passed.
@@ -389,9 +390,9 @@ pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (Fil
     read(lang, source, deadline, crate::PRINT_SCHEME).0
 }
 
-/// The language's prints changed in print scheme 2.
-pub(crate) fn has_v1_rules(lang: Lang) -> bool {
-    spec(lang).rules_v1.is_some()
+/// The language's prints under print scheme `scheme` differ from the current ones.
+pub(crate) fn has_earlier_rules(lang: Lang, scheme: u8) -> bool {
+    spec(lang).earlier_rules.iter().any(|(s, _)| *s == scheme)
 }
 
 /// [`parse`] with the token rules of print scheme `scheme`.
@@ -403,10 +404,7 @@ pub(crate) fn parse_scheme(lang: Lang, source: &str, deadline: Option<Instant>, 
 /// parse stopped at the deadline or a budget).
 fn read(lang: Lang, source: &str, deadline: Option<Instant>, scheme: u8) -> ((FileSyntax, Work), Option<Tree>) {
     let spec = spec(lang);
-    let rules = match (scheme, spec.rules_v1) {
-        (1, Some(v1)) => v1,
-        _ => spec.rules,
-    };
+    let rules = spec.earlier_rules.iter().find(|(s, _)| *s == scheme).map_or(spec.rules, |(_, r)| *r);
     let (plain, repaired) = match trees(lang, source, deadline) {
         Ok(t) => t,
         Err(NoTree::Deadline) => {

@@ -44,7 +44,7 @@ pub(crate) static PYTHON: LanguageSpec = LanguageSpec {
     grammar: || tree_sitter_python::LANGUAGE.into(),
     kinds: &["class", "function", "method", "get", "set", "delete", "property", "variable"],
     rules: &PYTHON_RULES,
-    rules_v1: Some(&PYTHON_RULES_V1),
+    earlier_rules: &[(1, &PYTHON_RULES_V1)],
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,

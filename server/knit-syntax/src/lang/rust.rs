@@ -48,7 +48,7 @@ pub(crate) static RUST: LanguageSpec = LanguageSpec {
         "type", "macro",
     ],
     rules: &RUST_RULES,
-    rules_v1: Some(&RUST_RULES_V1),
+    earlier_rules: &[(1, &RUST_RULES_V1)],
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,

@@ -19,8 +19,9 @@ pub(crate) static SWIFT: LanguageSpec = LanguageSpec {
         "class", "struct", "enum", "actor", "extension", "protocol", "function", "method", "init", "deinit", "subscript",
         "property", "case", "typealias", "associatedtype",
     ],
-    rules: &SwiftRules,
-    rules_v1: None,
+    rules: &SwiftRules { structural: true },
+    // Schemes 1 and 2 kept a condition's parentheses.
+    earlier_rules: &[(1, &SWIFT_RULES_V2), (2, &SWIFT_RULES_V2)],
     declarations: walk,
     imports,
     repairs,
@@ -350,18 +351,36 @@ fn named_type(x: &mut Extract<'_, '_>, node: Node, container: Option<&Parent>, k
     );
 }
 
-pub(crate) struct SwiftRules;
+pub(crate) struct SwiftRules {
+    /// Print scheme 3: parentheses around a whole condition or `switch` subject elided.
+    structural: bool,
+}
+
+/// The rules of print schemes 1 and 2.
+static SWIFT_RULES_V2: SwiftRules = SwiftRules { structural: false };
 
 impl TokenRules for SwiftRules {
-    fn rule(&self, node: Node, _at: &At, _src: &str) -> NodeRule {
+    fn rule(&self, node: Node, at: &At, _src: &str) -> NodeRule {
         if is_comment(node) {
             return NodeRule::Skip;
         }
         match node.kind() {
             ";" => NodeRule::Skip,
+            "tuple_expression" if self.structural && is_parenthesized_condition(node, at) => NodeRule::DropDelimiters,
             _ => NodeRule::Descend,
         }
     }
+}
+
+/// `if (a == b)`, `guard (x) else`, `while (i < n)`, `repeat { } while (x)`,
+/// `switch (v)`: parentheses around a whole condition or subject, which swift-format's
+/// NoParensAroundConditions removes. The grammar reads them as a one-element tuple; as
+/// the whole condition they change no precedence, so the print is that of the bare
+/// expression. A labelled element (`(x: 1)`) or several are a real tuple and stay.
+fn is_parenthesized_condition(node: Node, at: &At) -> bool {
+    matches!(at.parent_kind(), "if_statement" | "guard_statement" | "while_statement" | "repeat_while_statement" | "switch_statement")
+        && node.child_count() == 3
+        && node.named_child_count() == 1
 }
 
 /// `( )` in the text, read as a tuple whose only operand is a MISSING `!` (what the
