@@ -119,7 +119,7 @@ fn each_command_documents_only_its_own_options_and_its_exit_codes() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let help = |args: &[&str]| help_with(args, "--help");
-    for command in [&["check"][..], &["anchors", "record"], &["anchors", "confirm"], &["pack"], &["cache", "list"], &["cache", "clean"], &["lsp"], &["mcp"], &["bench"]] {
+    for command in [&["check"][..], &["anchors", "record"], &["anchors", "confirm"], &["pack"], &["cache", "list"], &["cache", "clean"], &["lsp"], &["mcp"], &["bench"], &["coverage"]] {
         let text = help(command);
         assert!(text.contains("Exit codes:") && text.contains("Example"), "{command:?}:\n{text}");
         if !matches!(command[0], "cache" | "lsp" | "mcp" | "bench") {
@@ -157,6 +157,42 @@ fn bench_coverage_names_a_missing_repository_instead_of_reporting_it_empty() {
     let out = Command::new(knit_bin()).args(["bench", "coverage", "--sites", "--repo"]).arg(ws.dir.path()).env("KNIT_CACHE_DIR", ws.cache.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("| typescript |"), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// `knit coverage`: the public declarations no doc anchors, per folder and overall;
+/// an anchor that followed a move counts where the declaration went; `--min` gates.
+#[test]
+fn coverage_lists_public_declarations_no_doc_anchors() {
+    let ws = Ws::new();
+    ws.write("src/api.ts", "export function documented() {\n  return 1;\n}\n\nexport function forgotten() {\n  return 2;\n}\n\nfunction internalHelper() {\n  return 3;\n}\n");
+    ws.write("src/core/engine.rs", "pub struct Engine;\n\nimpl Engine {\n    pub fn start(&self) -> u8 {\n        let a = 1;\n        a + 1\n    }\n    fn private(&self) {}\n}\n\npub(crate) fn crate_only() {}\n");
+    ws.write("docs/api.md", "# API\n\n[documented](../src/api.ts#documented) returns one; the [engine](../src/core/engine.rs#Engine.start) starts.\n");
+    assert_eq!(ws.knit(&["anchors", "record"]).status.code(), Some(0));
+    // the method moves to another file: its anchor is `moved`, and still documents it
+    ws.write("src/core/engine.rs", "pub struct Engine;\n\nimpl Engine {\n    fn private(&self) {}\n}\n\npub(crate) fn crate_only() {}\n");
+    ws.write("src/core/start.rs", "use super::engine::Engine;\n\nimpl Engine {\n    pub fn start(&self) -> u8 {\n        let a = 1;\n        a + 1\n    }\n}\n");
+    let out = ws.knit(&["coverage"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("src/api.ts:5") && text.contains("function forgotten"), "{text}");
+    assert!(text.contains("src/core/engine.rs:1") && text.contains("struct Engine"), "{text}");
+    assert!(!text.contains("internalHelper") && !text.contains("crate_only") && !text.contains("Engine.private"), "{text}");
+    assert!(!text.contains("function documented") && !text.contains("method Engine.start"), "documented ones are not listed:\n{text}");
+    assert!(text.contains("overall") && text.contains("50.0 %  2 of 4 public declarations documented"), "{text}");
+    let json: serde_json::Value = serde_json::from_slice(&ws.knit(&["coverage", "--format", "json"]).stdout).unwrap();
+    let start = json["declarations"].as_array().unwrap().iter().find(|d| d["symbol"] == "Engine.start").expect("Engine.start listed");
+    assert_eq!(start["path"], "src/core/start.rs");
+    assert_eq!(start["documented_by"], serde_json::json!(["docs/api.md:3"]));
+    assert_eq!(json["folders"]["src/core"]["public"], 2);
+    // only the folder asked for
+    let only: serde_json::Value = serde_json::from_slice(&ws.knit(&["coverage", "src/core", "--format", "json"]).stdout).unwrap();
+    assert_eq!(only["total"], serde_json::json!({"public": 2, "documented": 1}));
+    let sarif: serde_json::Value = serde_json::from_slice(&ws.knit(&["coverage", "--format", "sarif"]).stdout).unwrap();
+    assert_eq!(sarif["runs"][0]["results"].as_array().unwrap().len(), 2);
+    assert_eq!(ws.knit(&["coverage", "--min", "60"]).status.code(), Some(1));
+    assert_eq!(ws.knit(&["coverage", "--min", "50"]).status.code(), Some(0));
+    assert_eq!(ws.knit(&["coverage", "--min", "150"]).status.code(), Some(2));
+    assert_eq!(ws.knit(&["coverage", "no/such/folder"]).status.code(), Some(2));
 }
 
 #[test]

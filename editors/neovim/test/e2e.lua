@@ -21,7 +21,8 @@ local out, check, finish = harness.out, harness.check, harness.finish
 
 local ok, err = pcall(function()
   local knit = require("knit")
-  knit.setup({ cmd = { bin, "lsp" } })
+  -- codeLens.undocumented is off by default; on here, to see its lens drawn
+  knit.setup({ cmd = { bin, "lsp" }, init_options = { codeLens = { undocumented = true } } })
 
   local function code_of(d)
     return d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
@@ -445,7 +446,7 @@ local ok, err = pcall(function()
     return drawn
   end
   local cases = {
-    { lang = "rust", file = "src/config.rs", decl = "pub fn parse_config", name = "parse_config", doc_line = 3, edit = { "starts_with('#')", "starts_with(';')" } },
+    { lang = "rust", file = "src/config.rs", decl = "pub fn parse_config", name = "parse_config", doc_line = 3, edit = { "starts_with('#')", "starts_with(';')" }, undocumented = "default_port" },
     { lang = "python", file = "tools/report.py", decl = "def render_report", name = "render_report", doc_line = 6, edit = { "sorted(settings)", "settings" } },
     { lang = "go", file = "server/listen.go", decl = "func ListenAddress", name = "ListenAddress", doc_line = 9, edit = { '"127.0.0.1"', '"0.0.0.0"' } },
     { lang = "kotlin", file = "app/Greeting.kt", decl = "fun greeting", name = "greeting", doc_line = 10, edit = { '"service"', '"app"' } },
@@ -489,6 +490,14 @@ local ok, err = pcall(function()
         return (drawn_lenses(buf)[decl_line - 1] or ""):find(want, 1, true) ~= nil
       end, 50)
       check(case.lang .. ": the lens is drawn above the declaration", (drawn_lenses(buf)[decl_line - 1] or ""):find(want, 1, true) ~= nil, drawn_lenses(buf))
+      if case.undocumented then
+        local title = "not documented: no doc anchors " .. case.undocumented
+        local found = false
+        for _, l in ipairs(vim.lsp.codelens.get(buf)) do
+          found = found or (l.command and l.command.title == title)
+        end
+        check(case.lang .. ": a public declaration no doc anchors has a \"not documented\" lens (codeLens.undocumented)", found, vim.lsp.codelens.get(buf))
+      end
 
       -- running the lens, as <cmd>lua vim.lsp.codelens.run()<cr> on its line would: the doc
       -- line lands in the quickfix list

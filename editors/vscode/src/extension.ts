@@ -87,6 +87,7 @@ class Knit implements PackSource {
         // Code actions carrying these are run here (a diff document, a quick pick).
         clientCommands: Object.keys(CLIENT_COMMANDS),
         diagnostics: { workspace: config.get<boolean>("diagnostics.workspace", true) },
+        codeLens: { undocumented: config.get<boolean>("codeLens.undocumented", false) },
       },
       synchronize: {
         configurationSection: "knit",

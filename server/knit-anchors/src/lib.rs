@@ -19,8 +19,8 @@ pub mod target;
 pub use baseline::Baseline;
 pub use edit::TextEdit;
 pub use engine::{
-    analyze_doc, check, scan_doc, AnchorResult, AnchorTally, BrokenResult, CheckConfig, CheckOptions, DocAnalysis, MentionResult,
-    Scope, Session,
+    analyze_doc, check, scan_doc, AnchorResult, AnchorTally, BrokenResult, CheckConfig, CheckOptions, Coverage, CoverageTally,
+    DocAnalysis, MentionResult, PublicDeclaration, Scope, Session,
 };
 pub use model::*;
 pub use source::{DeclCache, DeclStore, MemTree, ReadError, SourceTree};

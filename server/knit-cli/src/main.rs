@@ -5,6 +5,7 @@
 mod bench;
 mod cache;
 mod check;
+mod coverage;
 mod output;
 mod pack;
 mod suggest;
@@ -24,6 +25,20 @@ Examples:
   knit anchors confirm docs/arch.md:12    accept the code as it is now, after review
   knit anchors rebind docs/arch.md:12 src/a.ts#f   point an anchor at another declaration
   knit pack --query \"how are anchors resolved\"   the files worth reading for a task";
+
+const COVERAGE_HELP: &str = "\
+Public declarations: TypeScript/JavaScript `export`, Rust `pub`, Swift `public`/`open`,
+Python names without a leading underscore, Go capitalised names, Kotlin non-private — and
+the members of public types. A declaration is documented when an anchor of any doc
+designates it (where a moved or renamed one went; not a lost one).
+
+Exit codes: 0 the report was made (and met --min), 1 below --min, 2 usage, configuration
+or I/O error.
+
+Examples:
+  knit coverage                      every public declaration of the workspace
+  knit coverage src --min 60         fail below 60 % documented
+  knit coverage --format sarif       undocumented declarations for code scanning";
 
 const CHECK_HELP: &str = "\
 Exit codes: 0 every anchor fresh, 1 findings (stale, lost, unchecked or broken), 2 usage,
@@ -153,6 +168,10 @@ enum Command {
     /// A context pack: the few files worth reading for a task, in tiers, each with its reasons.
     #[command(after_help = PACK_HELP)]
     Pack(pack::PackArgs),
+    /// Which public declarations of the code under PATHs (default: the whole root) the
+    /// docs anchor, per folder and overall.
+    #[command(after_help = COVERAGE_HELP)]
+    Coverage(coverage::CoverageArgs),
     /// The language server on stdio (editors start it; the workspace comes from the client).
     #[command(after_help = "Exit codes: 0 after the client's exit notification, 2 if stdio fails.\n\nEditors start it themselves (see editors/README.md).\n\nExample:\n  knit lsp --stdio")]
     Lsp {
@@ -195,6 +214,7 @@ fn main() -> ExitCode {
         Command::Anchors(AnchorsCommand::Confirm(a)) => check::run_confirm(&a.workspace.or(outer), a),
         Command::Anchors(AnchorsCommand::Rebind(a)) => check::run_rebind(&a.workspace.or(outer), a),
         Command::Anchors(AnchorsCommand::Suggest(a)) => suggest::run(&a.workspace.or(outer), a),
+        Command::Coverage(a) => coverage::run(&a.workspace.or(outer), a),
         Command::Bench(b) => bench::run(b),
         Command::Cache(c) => cache::run(c, outer),
         Command::Lsp { .. } => knit_lsp::run_stdio().map(|()| 0),

@@ -28,6 +28,9 @@ pub struct Settings {
     pub unique_command_ids: bool,
     /// Commands the client shows the result of (`clientCommands`).
     pub client_commands: Vec<String>,
+    /// A "not documented" code lens on public declarations no doc anchors
+    /// (`codeLens.undocumented`, off by default).
+    pub undocumented_lens: bool,
 }
 
 /// Every diagnostic code knit emits, with its default severity.
@@ -47,7 +50,7 @@ pub const CODES: &[(&str, Option<DiagnosticSeverity>)] = &[
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { workspace_diagnostics: true, severities: CODES.to_vec(), unique_command_ids: false, client_commands: Vec::new() }
+        Settings { workspace_diagnostics: true, severities: CODES.to_vec(), unique_command_ids: false, client_commands: Vec::new(), undocumented_lens: false }
     }
 }
 
@@ -77,6 +80,9 @@ impl Settings {
                     }
                 }
             }
+        }
+        if let Some(b) = v.get("codeLens").and_then(|c| c.get("undocumented")).and_then(Value::as_bool) {
+            self.undocumented_lens = b;
         }
         if let Some(b) = v.get("uniqueCommandIds").and_then(Value::as_bool) {
             self.unique_command_ids = b;
@@ -130,5 +136,8 @@ mod tests {
         assert_eq!(s.severity("stale"), Some(DiagnosticSeverity::ERROR));
         assert_eq!(s.severity("lost"), Some(DiagnosticSeverity::ERROR));
         assert!(!s.workspace_diagnostics);
+        assert!(!s.undocumented_lens, "off by default");
+        s.merge(Some(&json!({"codeLens": {"undocumented": true}})));
+        assert!(s.undocumented_lens);
     }
 }

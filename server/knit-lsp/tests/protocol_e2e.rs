@@ -283,6 +283,41 @@ async fn the_code_side_lists_the_docs_that_describe_a_declaration() {
     c.shutdown().await;
 }
 
+/// `codeLens.undocumented`: public declarations no doc anchors get a "not documented"
+/// lens (the rule of `knit coverage`); off by default.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn public_declarations_no_doc_anchors_get_a_lens_when_asked() {
+    let (_tmp, root) = workspace("basic");
+    record_on_disk(&root, "docs/arch.md");
+    let undocumented = |lenses: &Value| -> Vec<String> {
+        lenses
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|l| l["command"]["title"].as_str())
+            .filter_map(|t| t.strip_prefix("not documented: no doc anchors "))
+            .map(str::to_string)
+            .collect()
+    };
+    let code = uri(&root, "src/cart.ts");
+    let src = read(&root, "src/cart.ts");
+    for (init, expected) in [
+        (json!({}), vec![]),
+        (json!({ "codeLens": { "undocumented": true } }), vec!["LineItem", "LineItem.sku", "LineItem.price", "LineItem.quantity", "Cart", "Cart.add"]),
+    ] {
+        let c = Client::start_with(&root, Options { init, ..Default::default() }).await;
+        c.notification_where(|n| n["method"] == "knit/status" && n["params"]["scanned"] == true).await;
+        c.open(&code, &src).await;
+        let lenses = c.request("textDocument/codeLens", json!({ "textDocument": { "uri": code } })).await.unwrap();
+        assert_eq!(undocumented(&lenses), expected, "{lenses:#}");
+        if !expected.is_empty() {
+            let cart = lenses.as_array().unwrap().iter().find(|l| l["command"]["title"] == "not documented: no doc anchors Cart").unwrap();
+            assert_eq!(cart["range"]["start"], pos_of(&src, "Cart {", false));
+        }
+        c.shutdown().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commands_status_and_unique_ids() {
     let (_tmp, root) = workspace("basic");

@@ -14,6 +14,7 @@ pub mod fingerprint;
 pub mod fragment;
 pub mod lang;
 pub mod similarity;
+pub mod visibility;
 mod parse_memory;
 mod tokens;
 

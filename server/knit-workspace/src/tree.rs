@@ -58,12 +58,18 @@ impl DiskTree {
 
     /// Markdown files under the given workspace-relative folders or files (all when empty).
     pub fn markdown_under(&self, paths: &[String], exclude: &[String]) -> Vec<String> {
+        self.files_under(paths, exclude, |f| {
+            let lower = f.to_ascii_lowercase();
+            lower.ends_with(".md") || lower.ends_with(".markdown")
+        })
+    }
+
+    /// The files `keep` accepts under `paths` (all when empty), outside the `exclude`d
+    /// folders.
+    pub fn files_under(&self, paths: &[String], exclude: &[String], keep: impl Fn(&str) -> bool) -> Vec<String> {
         self.files()
             .iter()
-            .filter(|f| {
-                let lower = f.to_ascii_lowercase();
-                lower.ends_with(".md") || lower.ends_with(".markdown")
-            })
+            .filter(|f| keep(f))
             .filter(|f| paths.is_empty() || paths.iter().any(|p| p.is_empty() || *f == p || f.starts_with(&format!("{}/", p.trim_end_matches('/')))))
             .filter(|f| !exclude.iter().any(|x| f.starts_with(&format!("{}/", x.trim_end_matches('/')))))
             .cloned()

@@ -119,6 +119,8 @@ fs.writeFileSync(
     {
       "security.workspace.trust.enabled": false,
       "knit.server.path": knit,
+      // off by default; on here to see its lens drawn
+      "knit.codeLens.undocumented": true,
       "workbench.startupEditor": "none",
       "workbench.tips.enabled": false,
       "workbench.enableExperiments": false,
@@ -503,7 +505,7 @@ try {
     return text;
   };
   const cases = [
-    { lang: "Rust", file: "src/config.rs", decl: "pub fn parse_config", name: "parse_config", docLine: 3, references: true },
+    { lang: "Rust", file: "src/config.rs", decl: "pub fn parse_config", name: "parse_config", docLine: 3, references: true, undocumented: "default_port" },
     { lang: "Python", file: "tools/report.py", decl: "def render_report", name: "render_report", docLine: 6, references: true },
     { lang: "Kotlin", file: "app/Greeting.kt", decl: "fun greeting", name: "greeting", docLine: 10, references: false },
   ];
@@ -520,6 +522,9 @@ try {
     const mode = await page.locator(".statusbar").innerText().catch(() => "");
     await page.screenshot({ path: path.join(shots, `lens-${c.lang.toLowerCase()}.png`) });
     check(`${c.lang}: the file opens in ${c.lang} mode`, mode.includes(c.lang), mode);
+    if (c.undocumented) {
+      check(`${c.lang}: a public declaration no doc anchors has a "not documented" lens (knit.codeLens.undocumented)`, lenses.includes(`not documented: no doc anchors ${c.undocumented}`), lenses);
+    }
     if (!check(`${c.lang}: code lens on ${c.name} names the doc line`, lenses.includes(want), lenses) || !c.references) continue;
     // clicking the lens opens the references peek on the doc line
     const fromLens = await peekText(() => lens.click());

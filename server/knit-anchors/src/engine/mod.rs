@@ -12,6 +12,7 @@
 //! - [`links`]: what a doc holds (anchors, plain links, `path:12-40` mentions) and the
 //!   checks of plain links and mentions.
 //! - [`since`]: what changed since an anchor was reviewed, from the linked file's history.
+//! - `coverage`: which public declarations the docs anchor (`knit coverage`).
 //! - [`analysis`]: the one per-doc analysis every face calls ([`analyze_doc`]);
 //!   [`check`](mod@check): the whole-workspace entry point of `knit check` and MCP.
 //!
@@ -24,6 +25,7 @@
 pub mod analysis;
 mod budget;
 pub mod check;
+mod coverage;
 mod ladder;
 mod lines;
 mod rebind;
@@ -37,6 +39,7 @@ pub mod since;
 pub use analysis::{analyze_doc, analyze_scanned, AnchorResult, AnchorTally, BrokenResult, DocAnalysis, MentionResult, Scope};
 pub use budget::{Budget, CheckConfig};
 pub use check::{check, CheckOptions};
+pub use coverage::{Coverage, CoverageTally, PublicDeclaration};
 pub use lines::lines_fingerprint;
 pub use links::{covering_declaration, scan_doc};
 pub use repo_index::{body_unique, body_unique_in_container};

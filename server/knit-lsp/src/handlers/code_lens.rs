@@ -2,6 +2,8 @@
 //! lens listing the doc lines that describe it. The lens command is
 //! `knit.showReferences [uri, position, locations]` (the shape of VS Code's
 //! `editor.action.showReferences`, for clients to map onto their references view).
+//! With `codeLens.undocumented` on, a public declaration no doc anchors gets a
+//! "not documented" lens (the same rule as `knit coverage`).
 
 use super::references::describers;
 use crate::commands;
@@ -25,7 +27,8 @@ pub fn code_lens(snap: &Snapshot, uri: &Uri) -> Option<Vec<CodeLens>> {
         });
         groups.entry((d.now.line, d.now.column, name)).or_default().push((d.doc_rel, d.doc_line, d.location));
     }
-    let lenses = groups
+    let described: std::collections::HashSet<(u32, u32)> = groups.keys().map(|(l, c, _)| (*l, *c)).collect();
+    let mut lenses: Vec<CodeLens> = groups
         .into_iter()
         .map(|((line, col, _name), links)| {
             let pos = position_of_line_col(text, ix, line, col, snap.encoding);
@@ -49,5 +52,34 @@ pub fn code_lens(snap: &Snapshot, uri: &Uri) -> Option<Vec<CodeLens>> {
             }
         })
         .collect();
+    if snap.settings.undocumented_lens {
+        lenses.extend(undocumented(&loc.rel, text, ix, snap, &described));
+    }
     Some(lenses)
+}
+
+/// "not documented" lenses: public declarations (knit_syntax::visibility) of the file
+/// that no anchor describes. Title only: there is nothing to run.
+fn undocumented(rel: &str, text: &str, ix: &LineIndex, snap: &Snapshot, described: &std::collections::HashSet<(u32, u32)>) -> Vec<CodeLens> {
+    let Some(lang) = knit_syntax::Lang::from_path(rel) else { return Vec::new() };
+    let source = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let syntax = knit_syntax::parse(lang, source);
+    if syntax.timed_out || syntax.over_budget {
+        return Vec::new();
+    }
+    let flags = knit_syntax::visibility::public_flags(lang, source, &syntax);
+    syntax
+        .declarations
+        .iter()
+        .zip(flags)
+        .filter(|(d, public)| *public && knit_syntax::visibility::is_listed_kind(&d.kind) && !described.contains(&(d.name_line, d.name_column)))
+        .map(|(d, _)| {
+            let pos = position_of_line_col(text, ix, d.name_line, d.name_column, snap.encoding);
+            CodeLens {
+                range: Range::new(pos, pos),
+                command: Some(Command { title: format!("not documented: no doc anchors {}", d.qualified_name), command: String::new(), arguments: None }),
+                data: None,
+            }
+        })
+        .collect()
 }
