@@ -21,8 +21,9 @@ local out, check, finish = harness.out, harness.check, harness.finish
 
 local ok, err = pcall(function()
   local knit = require("knit")
-  -- codeLens.undocumented is off by default; on here, to see its lens drawn
-  knit.setup({ cmd = { bin, "lsp" }, init_options = { codeLens = { undocumented = true } } })
+  -- codeLens.undocumented and diagnostics.codeMentions are off by default; on here, to
+  -- see them in a real client
+  knit.setup({ cmd = { bin, "lsp" }, init_options = { codeLens = { undocumented = true }, diagnostics = { codeMentions = true } } })
 
   local function code_of(d)
     return d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
@@ -585,6 +586,38 @@ local ok, err = pcall(function()
   end, 50)
   local renamed = vim.api.nvim_buf_get_lines(guide, 0, -1, false)
   check("renaming a heading rewrites it and the links to it", renamed[3] == "## Getting started" and renamed[5] == "Steps. See [setup](#getting-started) again.", renamed)
+
+  -- 10. code mentions (diagnostics.codeMentions, on in this setup): inline code naming one
+  -- declaration gets a hint; its code action turns it into a recorded anchor
+  local mentions_path = root .. "/docs/mentions.md"
+  vim.fn.writefile({ "# Mentions", "", "The doc resolver is `AnchorResolver.resolve`." }, mentions_path)
+  vim.cmd("edit " .. vim.fn.fnameescape(mentions_path))
+  local mentions = vim.api.nvim_get_current_buf()
+  vim.wait(TIMEOUT, function()
+    return find_diag(mentions, "code-mention", 2) ~= nil
+  end, 50)
+  local hint = find_diag(mentions, "code-mention", 2)
+  check("a code mention naming one declaration gets a hint (codeMentions)", hint ~= nil and hint.severity == vim.diagnostic.severity.HINT, diag_summary(mentions))
+  local offered_here = {}
+  local select_before = vim.ui.select
+  vim.ui.select = function(items, _, on_choice)
+    for i, item in ipairs(items) do
+      local title = (item.action or item[2] or item).title or ""
+      table.insert(offered_here, title)
+      if title:find("^Convert `AnchorResolver.resolve` to an anchor") then
+        return on_choice(item, i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  vim.api.nvim_win_set_cursor(0, { 3, 25 })
+  vim.lsp.buf.code_action()
+  vim.wait(TIMEOUT, function()
+    return vim.api.nvim_buf_get_lines(mentions, 2, 3, false)[1]:find("#AnchorResolver.resolve \"knit:", 1, true) ~= nil
+  end, 50)
+  vim.ui.select = select_before
+  local converted = vim.api.nvim_buf_get_lines(mentions, 2, 3, false)[1]
+  check("its code action converts it into a recorded anchor", converted:find("[`AnchorResolver.resolve`](../src/resolve.ts#AnchorResolver.resolve \"knit:", 1, true) ~= nil, { offered = offered_here, line = converted })
 end)
 if not ok then
   check("test script ran without error", false, tostring(err))

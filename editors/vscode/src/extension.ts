@@ -86,7 +86,10 @@ class Knit implements PackSource {
         uniqueCommandIds: true,
         // Code actions carrying these are run here (a diff document, a quick pick).
         clientCommands: Object.keys(CLIENT_COMMANDS),
-        diagnostics: { workspace: config.get<boolean>("diagnostics.workspace", true) },
+        diagnostics: {
+          workspace: config.get<boolean>("diagnostics.workspace", true),
+          codeMentions: config.get<boolean>("diagnostics.codeMentions", false),
+        },
         codeLens: { undocumented: config.get<boolean>("codeLens.undocumented", false) },
       },
       synchronize: {

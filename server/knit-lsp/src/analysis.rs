@@ -7,6 +7,7 @@
 
 use crate::document::DocText;
 pub use knit_anchors::AnchorResult;
+use knit_anchors::engine::Suggestion;
 use knit_anchors::{analyze_doc, DocAnalysis, Scope, Session, State};
 use std::sync::Arc;
 
@@ -18,25 +19,33 @@ pub struct DocReport {
     pub version: Option<i32>,
     pub text: Arc<DocText>,
     pub analysis: DocAnalysis,
+    /// Inline code naming exactly one declaration or file (`knit anchors suggest`), when
+    /// the `code-mention` diagnostic is on (it needs the repository-wide index); None
+    /// when it is off.
+    pub code_mentions: Option<Vec<Suggestion>>,
 }
 
 impl DocReport {
-    /// Analyses the doc at `text` (the anchor engine's [`analyze_doc`]).
-    pub fn analyze(session: &mut Session, rel: &str, version: Option<i32>, text: Arc<DocText>) -> DocReport {
+    /// Analyses the doc at `text` (the anchor engine's [`analyze_doc`]), and its code
+    /// mentions when `code_mentions` (the engine's `Session::suggest`).
+    pub fn analyze(session: &mut Session, rel: &str, version: Option<i32>, text: Arc<DocText>, code_mentions: bool) -> DocReport {
         let analysis = analyze_doc(session, rel, &text.text, Scope::ALL);
-        DocReport { rel: rel.to_string(), version, text, analysis }
+        let code_mentions = code_mentions.then(|| suggestions(session, rel, &text.text));
+        DocReport { rel: rel.to_string(), version, text, analysis, code_mentions }
     }
 
     /// A doc knit does not check (larger than the per-file limit): no findings.
     pub fn empty(rel: &str, version: Option<i32>, text: Arc<DocText>) -> DocReport {
-        DocReport { rel: rel.to_string(), version, text, analysis: DocAnalysis { doc: rel.to_string(), ..Default::default() } }
+        DocReport { rel: rel.to_string(), version, text, analysis: DocAnalysis { doc: rel.to_string(), ..Default::default() }, code_mentions: None }
     }
 
     /// The same doc text with the anchors `redo` selects resolved again (see
     /// [`DocAnalysis::reresolve`]).
     pub fn reresolve(&self, session: &mut Session, redo: &dyn Fn(&AnchorResult) -> bool, files_changed: bool) -> DocReport {
         let analysis = self.analysis.reresolve(session, &self.text.text, redo, files_changed);
-        DocReport { rel: self.rel.clone(), version: self.version, text: self.text.clone(), analysis }
+        // Code changed: what a mention names may have too.
+        let code_mentions = self.code_mentions.as_ref().map(|_| suggestions(session, &self.rel, &self.text.text));
+        DocReport { rel: self.rel.clone(), version: self.version, text: self.text.clone(), analysis, code_mentions }
     }
 
     /// The anchor whose link covers byte `offset` (ends inclusive, so a cursor right
@@ -61,6 +70,11 @@ impl DocReport {
         into.broken_links += self.analysis.broken.len();
         into.mentions += self.analysis.mentions.len();
     }
+}
+
+/// The convertible code mentions of a doc (spans relative to the text without its BOM).
+fn suggestions(session: &mut Session, rel: &str, text: &str) -> Vec<Suggestion> {
+    session.suggest(rel, strip_bom(text)).into_iter().filter(|s| s.dest.is_some()).collect()
 }
 
 /// Anchors by state over a set of docs (`knit/status`, `knit.checkWorkspace`).

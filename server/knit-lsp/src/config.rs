@@ -45,6 +45,9 @@ pub const CODES: &[(&str, Option<DiagnosticSeverity>)] = &[
     ("unrecorded", Some(DiagnosticSeverity::HINT)),
     ("broken-link", Some(DiagnosticSeverity::WARNING)),
     ("mention", Some(DiagnosticSeverity::HINT)),
+    // Inline code naming one declaration (`knit anchors suggest`): off unless a
+    // severity is set, as it needs the repository-wide index for every doc.
+    ("code-mention", None),
     ("will-go-stale", Some(DiagnosticSeverity::INFORMATION)),
 ];
 
@@ -71,6 +74,13 @@ impl Settings {
         if let Some(d) = v.get("diagnostics") {
             if let Some(b) = d.get("workspace").and_then(Value::as_bool) {
                 self.workspace_diagnostics = b;
+            }
+            // The switch of the opt-in `code-mention` hint (`diagnostics.codeMentions`); an
+            // explicit severity below still wins.
+            if let Some(on) = d.get("codeMentions").and_then(Value::as_bool) {
+                if let Some(slot) = self.severities.iter_mut().find(|(c, _)| *c == "code-mention") {
+                    slot.1 = on.then_some(DiagnosticSeverity::HINT);
+                }
             }
             if let Some(map) = d.get("severity").and_then(Value::as_object) {
                 for (code, sev) in map {
@@ -139,5 +149,10 @@ mod tests {
         assert!(!s.undocumented_lens, "off by default");
         s.merge(Some(&json!({"codeLens": {"undocumented": true}})));
         assert!(s.undocumented_lens);
+        assert_eq!(s.severity("code-mention"), None, "off by default");
+        s.merge(Some(&json!({"diagnostics": {"codeMentions": true}})));
+        assert_eq!(s.severity("code-mention"), Some(DiagnosticSeverity::HINT));
+        s.merge(Some(&json!({"diagnostics": {"codeMentions": false}})));
+        assert_eq!(s.severity("code-mention"), None);
     }
 }

@@ -112,6 +112,20 @@ pub fn doc_diagnostics(
             });
         }
     }
+    if let (Some(severity), Some(found)) = (settings.severity("code-mention"), &report.code_mentions) {
+        for m in found {
+            let dest = m.dest.as_deref().unwrap_or("");
+            out.push(Diagnostic {
+                range: ix.range(text, m.span.start + base..m.span.end + base, enc),
+                severity: Some(severity),
+                code: Some(NumberOrString::String("code-mention".into())),
+                source: Some(SOURCE.to_string()),
+                message: format!("`{}` names {dest} ({}): as an anchor, knit would tell when that code changes", m.text, m.why),
+                data: Some(json!({ "kind": "code-mention", "dest": dest, "version": report.version })),
+                ..Default::default()
+            });
+        }
+    }
     if let Some(severity) = settings.severity("mention") {
         for m in &report.analysis.mentions {
             let span = &m.mention.span;

@@ -133,7 +133,7 @@ fn run_folder(f: &FolderJob, job: &PassJob, total: usize, done: &mut usize) -> F
             reports.push(Arc::new(DocReport::empty(&rel, version, text)));
             continue;
         }
-        reports.push(Arc::new(DocReport::analyze(&mut session, &rel, version, text)));
+        reports.push(Arc::new(DocReport::analyze(&mut session, &rel, version, text, job.settings.severity("code-mention").is_some())));
     }
     let changed = &f.code_changed;
     let global = f.global;

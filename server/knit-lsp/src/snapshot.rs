@@ -109,7 +109,7 @@ impl Snapshot {
             return Arc::new(DocReport::empty(&loc.rel, loc.version, loc.text.clone()));
         }
         let mut session = loc.folder.session();
-        Arc::new(DocReport::analyze(&mut session, &loc.rel, loc.version, loc.text.clone()))
+        Arc::new(DocReport::analyze(&mut session, &loc.rel, loc.version, loc.text.clone(), self.settings.severity("code-mention").is_some()))
     }
 
     pub fn command(&self, id: &str) -> String {

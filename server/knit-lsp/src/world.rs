@@ -239,6 +239,9 @@ impl World {
                 let mut s = (*self.settings).clone();
                 s.merge(v.as_ref());
                 let workspace_off = self.settings.workspace_diagnostics && !s.workspace_diagnostics;
+                // Code mentions are computed with a doc's analysis only while their
+                // diagnostic is on: turning it on analyses every doc again.
+                let mentions_on = self.settings.severity("code-mention").is_none() && s.severity("code-mention").is_some();
                 self.settings = Arc::new(s);
                 self.snapshot = None;
                 if workspace_off {
@@ -246,6 +249,10 @@ impl World {
                 }
                 for f in &mut self.folders {
                     f.republish = true;
+                    if mentions_on {
+                        let docs: Vec<String> = f.reports.keys().cloned().collect();
+                        f.dirty_docs.extend(docs);
+                    }
                 }
                 self.schedule(Duration::ZERO);
             }

@@ -542,6 +542,43 @@ async fn a_lost_function_ranks_likely_targets_and_the_picker_rebinds_to_any_decl
     c.shutdown().await;
 }
 
+/// The `code-mention` diagnostic (off by default; a severity turns it on): inline code
+/// naming exactly one declaration gets a hint, whose quick fix converts it — offered on
+/// the lightbulb's automatic requests too, since the analysis already found it. Turning
+/// the severity on at run time analyses the open docs again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_mention_hints_are_opt_in_and_carry_their_fix() {
+    let (_tmp, root) = workspace("basic");
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/mentions.md");
+    let text = "# Mentions\n\nPrices print through `formatPrice()`; `config` is a word.\n";
+    c.open(&doc, text).await;
+    // Off by default: the doc is analysed and published without it.
+    c.diagnostics_where(&doc, |p| p["version"] == 1 && codes(p).is_empty()).await;
+    c.notify("workspace/didChangeConfiguration", json!({ "settings": { "knit": { "diagnostics": { "severity": { "code-mention": "hint" } } } } })).await;
+    let published = c.diagnostics_where(&doc, |p| codes(p) == ["code-mention"]).await;
+    let d = &published["diagnostics"][0];
+    assert_eq!(d["severity"], 4, "{d:#}");
+    assert_eq!(d["range"]["start"], pos_of(text, "`formatPrice()`", false));
+    assert!(d["message"].as_str().unwrap().contains("../src/cart.ts#formatPrice"), "{d:#}");
+    let at = pos_of(text, "formatPrice()", false);
+    let auto: Value = c
+        .request(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": doc }, "range": { "start": at, "end": at }, "context": { "diagnostics": [d], "triggerKind": 2 } }),
+        )
+        .await
+        .unwrap();
+    let fix = find_action(&auto, "Convert `formatPrice()` to an anchor (../src/cart.ts#formatPrice)");
+    assert_eq!(fix["kind"], "quickfix");
+    assert_eq!(fix["diagnostics"][0]["code"], "code-mention");
+    let after = apply(text, &action_edits(fix, &doc), false);
+    assert!(after.contains("[`formatPrice()`](../src/cart.ts#formatPrice \"knit:"), "{after}");
+    c.change_full(&doc, 2, &after).await;
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p).is_empty()).await;
+    c.shutdown().await;
+}
+
 /// Inline code naming exactly one declaration converts into a recorded anchor, one or
 /// all of the file's; an ambiguous or prose mention offers nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

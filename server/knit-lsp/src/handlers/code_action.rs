@@ -110,15 +110,29 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
     // Inline code naming exactly one declaration or file (`knit anchors suggest`): it
     // needs the repository-wide index, so only when asked for (not the lightbulb's
     // automatic requests on every cursor move) and when the range is on a code span.
+    // With the `code-mention` diagnostic on, the doc's analysis already found them: each
+    // is a quick fix of its diagnostic, on every request.
     let automatic = p.context.trigger_kind == Some(CodeActionTriggerKind::AUTOMATIC);
-    let spans = if automatic { Vec::new() } else { knit_anchors::markdown::scan(src).code_spans };
-    if spans.iter().any(|c| touches(&c.span)) {
-        let found = session.suggest(&report.rel, src);
+    let spans = if automatic || report.code_mentions.is_some() { Vec::new() } else { knit_anchors::markdown::scan(src).code_spans };
+    let found = match &report.code_mentions {
+        Some(found) if found.iter().any(|s| touches(&s.span)) => found.clone(),
+        None if spans.iter().any(|c| touches(&c.span)) => session.suggest(&report.rel, src),
+        _ => Vec::new(),
+    };
+    if !found.is_empty() {
         let convertible: Vec<(&knit_anchors::engine::Suggestion, knit_anchors::TextEdit)> =
             found.iter().filter_map(|s| convert_suggestion(&mut session, src, s).map(|e| (s, e))).collect();
         for (s, e) in convertible.iter().filter(|(s, _)| touches(&s.span)) {
             let dest = s.dest.as_deref().unwrap_or("");
-            action(format!("Convert `{}` to an anchor ({dest})", s.text), CodeActionKind::REFACTOR_REWRITE, false, std::slice::from_ref(e), Vec::new());
+            let diags: Vec<Diagnostic> = p
+                .context
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == Some(NumberOrString::String("code-mention".into())) && d.range.start.line == s.line - 1)
+                .cloned()
+                .collect();
+            let kind = if diags.is_empty() { CodeActionKind::REFACTOR_REWRITE } else { CodeActionKind::QUICKFIX };
+            action(format!("Convert `{}` to an anchor ({dest})", s.text), kind, !diags.is_empty(), std::slice::from_ref(e), diags);
         }
         if convertible.len() > 1 {
             let all: Vec<knit_anchors::TextEdit> = convertible.iter().map(|(_, e)| e.clone()).collect();
