@@ -195,6 +195,43 @@ fn coverage_lists_public_declarations_no_doc_anchors() {
     assert_eq!(ws.knit(&["coverage", "no/such/folder"]).status.code(), Some(2));
 }
 
+/// DocC and TSDoc symbol links are resolved against the workspace: a link to a member
+/// its (workspace) container lacks is a broken link with did-you-mean; one to a symbol
+/// the workspace does not declare at all is external and not judged; the rest resolve.
+/// They are never recorded nor stale.
+#[test]
+fn docc_and_tsdoc_symbol_links_are_checked() {
+    let ws = Ws::new();
+    ws.write("Sources/Deques/Deque.swift", "public struct Deque {\n    public func append(_ x: Int) {}\n    public var count: Int { 0 }\n    public subscript(position: Int) -> Int { position }\n}\n");
+    ws.write(
+        "Sources/Deques/Deques.docc/Deque.md",
+        "# ``Deques/Deque``\n\n- ``append(_:)``\n- ``count-swift.property``\n- ``subscript(position:)``\n- ``Deque/appendd(_:)``\n- ``InlineArray``\n- ``apend(_:)``\n- `code`, ``` ``not a link`` ```\n",
+    );
+    ws.write("src/router.ts", "export class Router {\n  add(path: string) {\n    return path;\n  }\n}\n");
+    ws.write("docs/router.md", "# Router\n\nUse {@link Router.add | add} or {@linkcode Router#remove}; see {@link https://example.com}.\n");
+    let out = ws.knit(&["check", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "broken links: {}", String::from_utf8_lossy(&out.stdout));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["symbol_links"], serde_json::json!({"resolved": 4, "broken": 3, "external": 1}), "{r:#}");
+    let broken: Vec<(String, String)> = r["broken_links"].as_array().unwrap().iter().map(|b| (format!("{}:{}", b["doc"].as_str().unwrap(), b["line"]), b["message"].as_str().unwrap().to_string())).collect();
+    assert_eq!(broken.len(), 3, "{broken:?}");
+    assert_eq!(broken[0].0, "Sources/Deques/Deques.docc/Deque.md:6");
+    assert!(broken[0].1.contains("`Deque` has no member `appendd`") && broken[0].1.contains("did you mean `append(_:)`"), "{broken:?}");
+    // on the Deque page, a near miss of one of its members is a typo (``InlineArray`` is
+    // no near miss: another module's, not judged)
+    assert_eq!(broken[1].0, "Sources/Deques/Deques.docc/Deque.md:8");
+    assert!(broken[1].1.contains("has no member `apend`") && broken[1].1.contains("did you mean `append(_:)`"), "{broken:?}");
+    assert_eq!(broken[2].0, "docs/router.md:3");
+    assert!(broken[2].1.contains("{@link Router#remove}: `Router` has no member `remove`"), "{broken:?}");
+    // Nothing to record: symbol links carry no baseline.
+    let before = ws.read("docs/router.md");
+    assert_eq!(ws.knit(&["anchors", "record"]).status.code(), Some(0));
+    assert_eq!(ws.read("docs/router.md"), before);
+    // The DocC links are not code mentions for `anchors suggest` to rewrite.
+    let s: serde_json::Value = serde_json::from_slice(&ws.knit(&["anchors", "suggest", "--format", "json"]).stdout).unwrap();
+    assert!(s["suggestions"].as_array().unwrap().iter().all(|x| !x["text"].as_str().unwrap().contains("append")), "{s:#}");
+}
+
 #[test]
 fn cache_list_names_the_workspace_and_clean_removes_only_its_folder() {
     let ws = recorded_ws();

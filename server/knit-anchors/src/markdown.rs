@@ -65,6 +65,31 @@ pub struct CodeSpan {
     pub text: String,
 }
 
+/// Whose symbol-link syntax a [`SymbolLink`] is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SymbolLinkKind {
+    /// ``` ``Type/member`` ```, ``` ``Type/method(label:)`` ``` (Swift-DocC).
+    DocC,
+    /// `{@link Foo.bar}`, `{@linkcode …}`, `{@linkplain …}` (TSDoc/JSDoc).
+    TsDoc,
+}
+
+/// A link to a declaration in another tool's syntax: it names a symbol, not a file, and
+/// has no place for a baseline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolLink {
+    pub kind: SymbolLinkKind,
+    /// The symbol as written (`Deque/append(_:)`, `z.string`).
+    pub target: String,
+    /// The whole link (backticks or braces included).
+    pub span: Range<usize>,
+    pub line: u32,
+    /// The symbol the page documents (a DocC page titled ``` # ``Module/Type`` ```):
+    /// DocC resolves a link relative to it first.
+    pub page: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Heading {
     pub level: u8,
@@ -110,6 +135,8 @@ pub struct DocScan {
     pub mentions: Vec<Mention>,
     /// Inline code spans outside links and headings that are not mentions.
     pub code_spans: Vec<CodeSpan>,
+    /// DocC and TSDoc symbol links outside links and headings.
+    pub symbol_links: Vec<SymbolLink>,
     pub headings: Vec<Heading>,
     /// Every link, image, reference definition and path-like code span, in source order.
     pub pointers: Vec<Pointer>,
@@ -197,10 +224,19 @@ pub fn scan(src: &str) -> DocScan {
             }
             // Inside a link the code span is link text (often a converted mention).
             Event::Code(code) if link_stack.is_empty() => {
-                if let Some(m) = parse_mention(&code) {
+                if let Some(target) = docc_symbol(&src[range.clone()], &code) {
+                    // Owned by DocC: a link already, never a mention to convert.
+                    out.symbol_links.push(SymbolLink { kind: SymbolLinkKind::DocC, target, span: range.clone(), line: lines.line_of(range.start), page: None });
+                } else if let Some(m) = parse_mention(&code) {
                     out.mentions.push(Mention { line: lines.line_of(range.start), span: range.clone(), path: m.0, start: m.1, end: m.2 });
                 } else {
                     out.code_spans.push(CodeSpan { line: lines.line_of(range.start), span: range.clone(), text: code.to_string() });
+                }
+            }
+            Event::Text(_) if link_stack.is_empty() => {
+                for (at, len, target) in tsdoc_links(&src[range.clone()]) {
+                    let span = range.start + at..range.start + at + len;
+                    out.symbol_links.push(SymbolLink { kind: SymbolLinkKind::TsDoc, target, line: lines.line_of(span.start), span, page: None });
                 }
             }
             _ => {}
@@ -210,6 +246,17 @@ pub fn scan(src: &str) -> DocScan {
         out.pointers.push(Pointer { kind: PointerKind::Definition, dest, line: lines.line_of(start), start });
         if let Some(link) = parse_definition(src, start, end) {
             out.links.push(link);
+        }
+    }
+    // A DocC page titled with a symbol (``` # ``Collections/Deque`` ```): its links are
+    // relative to that symbol.
+    let page = out.headings.iter().find(|h| h.level == 1).and_then(|h| {
+        let raw = src.get(h.start..).and_then(|r| r.lines().next()).unwrap_or("");
+        raw.contains("``").then(|| docc_symbol("``", &h.text)).flatten()
+    });
+    if page.is_some() {
+        for l in out.symbol_links.iter_mut().filter(|l| l.kind == SymbolLinkKind::DocC) {
+            l.page = page.clone();
         }
     }
     out.links.sort_by_key(|l| l.span.start);
@@ -226,6 +273,49 @@ pub fn scan(src: &str) -> DocScan {
             ord = 1;
         }
         link.ordinal = ord;
+    }
+    out
+}
+
+/// The symbol of a DocC symbol link: a code span written with double backticks whose
+/// content is a symbol path (`Deque`, `Deque/append(_:)`, `Module/Type/member-swift.property`).
+fn docc_symbol(raw: &str, code: &str) -> Option<String> {
+    if !raw.starts_with("``") || raw.starts_with("```") {
+        return None;
+    }
+    let t = code.trim();
+    let ok = !t.is_empty()
+        && t.len() <= 300
+        && t.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && t.chars().all(|c| c.is_alphanumeric() || "_/.:()-<>".contains(c));
+    ok.then(|| t.to_string())
+}
+
+/// `{@link X}`, `{@link X | text}`, `{@link X text}`, `{@linkcode X}`, `{@linkplain X}`
+/// in a run of text: (offset, length, target) each; URLs are not symbols.
+fn tsdoc_links(text: &str) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = text[from..].find("{@link") {
+        let at = from + p;
+        from = at + 6;
+        let rest = &text[at + 6..];
+        let tag_len = ["code", "plain", ""].iter().find(|t| rest.starts_with(**t)).map_or(0, |t| t.len());
+        let after = &rest[tag_len..];
+        if !after.starts_with([' ', '\t']) {
+            continue;
+        }
+        let Some(close) = after.find('}') else { continue };
+        if after[..close].contains('\n') {
+            continue;
+        }
+        let target = after[..close].trim().split(|c: char| c.is_whitespace() || c == '|').next().unwrap_or("");
+        if target.is_empty() || target.contains("://") {
+            continue;
+        }
+        let len = 6 + tag_len + close + 1;
+        out.push((at, len, target.to_string()));
+        from = at + len;
     }
     out
 }

@@ -91,6 +91,8 @@ pub struct DocAnchors {
     pub anchors: Vec<Anchor>,
     pub links: Vec<PlainLink>,
     pub mentions: Vec<Mention>,
+    /// DocC and TSDoc symbol links (checked, never baselined).
+    pub symbol_links: Vec<crate::markdown::SymbolLink>,
 }
 
 /// Where a declaration (or block) is now.
@@ -283,6 +285,16 @@ pub struct CheckReport {
     /// Docs that could not be read (binary, not UTF-8, too large), with the reason.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped_docs: Vec<(String, String)>,
+    /// DocC and TSDoc symbol links: how many name a workspace declaration, how many are
+    /// broken (also in `broken_links`), how many name nothing the workspace declares.
+    pub symbol_links: SymbolLinkCounts,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SymbolLinkCounts {
+    pub resolved: usize,
+    pub broken: usize,
+    pub external: usize,
 }
 
 impl CheckReport {

@@ -58,6 +58,12 @@ impl DocReport {
             .find(|a| a.anchor.link.span.start + base <= offset && offset <= a.anchor.link.span.end + base)
     }
 
+    /// The DocC or TSDoc symbol link covering byte `offset`.
+    pub fn symbol_link_at(&self, offset: usize) -> Option<&knit_anchors::engine::SymbolLinkResult> {
+        let base = bom_len(&self.text.text);
+        self.analysis.symbol_links.iter().find(|l| l.link.span.start + base <= offset && offset <= l.link.span.end + base)
+    }
+
     /// Byte offset of the doc text where core spans start (a BOM is not content).
     pub fn base(&self) -> usize {
         bom_len(&self.text.text)
@@ -67,7 +73,7 @@ impl DocReport {
         for a in &self.analysis.anchors {
             into.add(a.verdict.state);
         }
-        into.broken_links += self.analysis.broken.len();
+        into.broken_links += self.analysis.broken.len() + self.analysis.symbol_links.iter().filter(|l| l.broken.is_some()).count();
         into.mentions += self.analysis.mentions.len();
     }
 }

@@ -112,6 +112,21 @@ pub fn doc_diagnostics(
             });
         }
     }
+    if let Some(severity) = settings.severity("broken-link") {
+        for l in &report.analysis.symbol_links {
+            let Some(why) = &l.broken else { continue };
+            let span = &l.link.span;
+            out.push(Diagnostic {
+                range: ix.range(text, span.start + base..span.end + base, enc),
+                severity: Some(severity),
+                code: Some(NumberOrString::String("broken-link".into())),
+                source: Some(SOURCE.to_string()),
+                message: why.clone(),
+                data: Some(json!({ "kind": "broken-symbol-link", "symbol": l.link.target, "version": report.version })),
+                ..Default::default()
+            });
+        }
+    }
     if let (Some(severity), Some(found)) = (settings.severity("code-mention"), &report.code_mentions) {
         for m in found {
             let dest = m.dest.as_deref().unwrap_or("");

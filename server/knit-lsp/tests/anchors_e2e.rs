@@ -579,6 +579,31 @@ async fn code_mention_hints_are_opt_in_and_carry_their_fix() {
     c.shutdown().await;
 }
 
+/// TSDoc `{@link}` (and DocC) symbol links: hover and go-to-definition like an anchor,
+/// a broken-link diagnostic with did-you-mean when the container lacks the member; no
+/// baseline, so never stale.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn symbol_links_hover_define_and_report_broken_ones() {
+    let (_tmp, root) = workspace("basic");
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/links.md");
+    let text = "# Links\n\nThe total is {@link Cart.total}; the sum {@link Cart.totl | sums}.\n";
+    c.open(&doc, text).await;
+    let published = c.diagnostics_where(&doc, |p| p["version"] == 1 && codes(p) == ["broken-link"]).await;
+    let d = &published["diagnostics"][0];
+    assert_eq!(d["range"]["start"], pos_of(text, "{@link Cart.totl", false));
+    assert!(d["message"].as_str().unwrap().contains("`Cart` has no member `totl`") && d["message"].as_str().unwrap().contains("did you mean `total`"), "{d:#}");
+    assert_eq!(d["data"]["kind"], "broken-symbol-link");
+    let at = pos_of(text, "Cart.total}", false);
+    let hover = c.request("textDocument/hover", json!({ "textDocument": { "uri": doc }, "position": at })).await.unwrap();
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(value.contains("TSDoc") && value.contains("`Cart.total` (method) in `src/cart.ts`") && value.contains("no baseline"), "{value}");
+    let def = c.request("textDocument/definition", json!({ "textDocument": { "uri": doc }, "position": at })).await.unwrap();
+    assert_eq!(def["uri"], uri(&root, "src/cart.ts"), "{def:#}");
+    assert_eq!(def["range"]["start"], pos_of(&read(&root, "src/cart.ts"), "total(discount", false));
+    c.shutdown().await;
+}
+
 /// Inline code naming exactly one declaration converts into a recorded anchor, one or
 /// all of the file's; an ambiguous or prose mention offers nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,6 +8,7 @@
 
 use super::links::{broken_link, mention_suggestion, scan_doc};
 use super::session::Session;
+use super::symbol_links::SymbolLinkResult;
 use super::strip_bom;
 use crate::markdown::Mention;
 use crate::model::*;
@@ -86,6 +87,8 @@ pub struct DocAnalysis {
     pub anchors: Vec<AnchorResult>,
     pub broken: Vec<BrokenResult>,
     pub mentions: Vec<MentionResult>,
+    /// DocC and TSDoc symbol links, each with what it names (`symbol_links`).
+    pub symbol_links: Vec<SymbolLinkResult>,
 }
 
 /// Analyses `doc` (workspace-relative path) at text `src`.
@@ -109,12 +112,13 @@ pub fn analyze_scanned(session: &mut Session, mut scanned: DocAnchors, scope: Sc
             AnchorResult { anchor, verdict }
         })
         .collect();
-    let (broken, mentions) = if scope.links_and_mentions() {
-        (check_links(session, scanned.links), check_mentions(session, &scanned.doc, scanned.mentions))
+    let (broken, mentions, symbol_links) = if scope.links_and_mentions() {
+        let symbol_links = scanned.symbol_links.iter().map(|l| session.resolve_symbol_link(l)).collect();
+        (check_links(session, scanned.links), check_mentions(session, &scanned.doc, scanned.mentions), symbol_links)
     } else {
-        (Vec::new(), Vec::new())
+        (Vec::new(), Vec::new(), Vec::new())
     };
-    DocAnalysis { doc: scanned.doc, anchors, broken, mentions }
+    DocAnalysis { doc: scanned.doc, anchors, broken, mentions, symbol_links }
 }
 
 impl DocAnalysis {
@@ -141,7 +145,9 @@ impl DocAnalysis {
         } else {
             (self.broken.clone(), self.mentions.clone())
         };
-        DocAnalysis { doc: self.doc.clone(), anchors, broken, mentions }
+        // What a symbol link names may change with any code edit (a rename, a move).
+        let symbol_links = self.symbol_links.iter().map(|r| session.resolve_symbol_link(&r.link)).collect();
+        DocAnalysis { doc: self.doc.clone(), anchors, broken, mentions, symbol_links }
     }
 
     /// Every file a verdict or a mention of this doc depends on (the reverse index).
@@ -153,13 +159,16 @@ impl DocAnalysis {
         for m in &self.mentions {
             deps.insert(mention_target(&m.report));
         }
+        for l in &self.symbol_links {
+            deps.extend(l.targets.iter().map(|t| t.path.clone()));
+        }
         deps
     }
 
     /// Some verdict may change when any file changes (a move, a rename, a loss, an
     /// unknown file, a broken link).
     pub fn has_global(&self) -> bool {
-        self.anchors.iter().any(AnchorResult::is_global) || !self.broken.is_empty()
+        self.anchors.iter().any(AnchorResult::is_global) || !self.broken.is_empty() || self.symbol_links.iter().any(|l| l.targets.is_empty())
     }
 
     /// How the doc's anchors stand.

@@ -79,6 +79,19 @@ pub fn check(tree: &dyn SourceTree, cache: &DeclCache, cfg: &CheckConfig, docs: 
             message: b.message,
         }));
         report.mentions.extend(analysis.mentions.into_iter().map(|m| m.report));
+        for l in &analysis.symbol_links {
+            let c = &mut report.symbol_links;
+            match (&l.broken, l.targets.is_empty()) {
+                (Some(_), _) => c.broken += 1,
+                (None, false) => c.resolved += 1,
+                (None, true) => c.external += 1,
+            }
+        }
+        // A symbol link that names nothing is a broken link (it has no baseline to be stale).
+        report.broken_links.extend(analysis.symbol_links.into_iter().filter_map(|l| {
+            let message = l.broken?;
+            Some(BrokenLink { id: format!("{}:{}:symbol{}", analysis.doc, l.link.line, l.link.span.start), doc: analysis.doc.clone(), line: l.link.line, path: l.link.target, message })
+        }));
     }
     report.budget = session.budget.report();
     report.complete = report.budget.limit.is_none() && report.unchecked_anchor_ids.is_empty();

@@ -15,7 +15,7 @@ use knit_syntax::Declaration;
 /// Finds the anchors, plain links and mentions of one doc.
 pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
     let scan = markdown::scan(src);
-    let mut out = DocAnchors { doc: doc.to_string(), mentions: scan.mentions, ..Default::default() };
+    let mut out = DocAnchors { doc: doc.to_string(), mentions: scan.mentions, symbol_links: scan.symbol_links, ..Default::default() };
     let mut last_line = 0;
     let mut ordinal = 0;
     for mut link in scan.links {

@@ -13,6 +13,7 @@
 //!   checks of plain links and mentions.
 //! - [`since`]: what changed since an anchor was reviewed, from the linked file's history.
 //! - `coverage`: which public declarations the docs anchor (`knit coverage`).
+//! - `symbol_links`: DocC and TSDoc symbol links, resolved (never baselined).
 //! - [`analysis`]: the one per-doc analysis every face calls ([`analyze_doc`]);
 //!   [`check`](mod@check): the whole-workspace entry point of `knit check` and MCP.
 //!
@@ -34,6 +35,7 @@ mod repo_index;
 mod sections;
 mod suggest;
 mod session;
+mod symbol_links;
 pub mod since;
 
 pub use analysis::{analyze_doc, analyze_scanned, AnchorResult, AnchorTally, BrokenResult, DocAnalysis, MentionResult, Scope};
@@ -46,6 +48,7 @@ pub use repo_index::{body_unique, body_unique_in_container};
 pub use sections::doc_section;
 pub use session::Session;
 pub use suggest::Suggestion;
+pub use symbol_links::SymbolLinkResult;
 use ladder::now_of;
 pub(crate) use links::mention_suggestion;
 

@@ -17,6 +17,8 @@ use std::sync::Arc;
 pub(super) struct RepoIndex {
     pub(super) files: Vec<(String, Arc<FileSyntax>)>,
     pub(super) by_simple_name: HashMap<String, Vec<usize>>,
+    /// (file, declaration) by simple name without labels (symbol links).
+    pub(super) decls_by_simple_name: HashMap<String, Vec<(usize, usize)>>,
     /// (file, declaration) by exact qualified name: the uniqueness facts of baselines.
     pub(super) by_qualified: HashMap<String, Vec<(usize, usize)>>,
     pub(super) by_body: HashMap<Fingerprint, Vec<(usize, usize)>>,
@@ -69,12 +71,15 @@ impl Session<'_> {
             }
             let files: Vec<(String, Arc<FileSyntax>)> = results.into_iter().flatten().collect();
             let mut by_simple_name: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut decls_by_simple_name: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
             let mut by_body: HashMap<Fingerprint, Vec<(usize, usize)>> = HashMap::new();
             let mut by_qualified: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
             for (fi, (_, syn)) in files.iter().enumerate() {
                 for (di, d) in syn.declarations.iter().enumerate() {
                     by_qualified.entry(d.qualified_name.clone()).or_default().push((fi, di));
-                    let e = by_simple_name.entry(strip_labels(d.simple_name())).or_default();
+                    let simple = strip_labels(d.simple_name());
+                    decls_by_simple_name.entry(simple.clone()).or_default().push((fi, di));
+                    let e = by_simple_name.entry(simple).or_default();
                     if e.last() != Some(&fi) {
                         e.push(fi);
                     }
@@ -83,7 +88,7 @@ impl Session<'_> {
                     }
                 }
             }
-            self.repo = Some(RepoIndex { files, by_simple_name, by_qualified, by_body, complete });
+            self.repo = Some(RepoIndex { files, by_simple_name, decls_by_simple_name, by_qualified, by_body, complete });
         }
         self.repo.as_ref().expect("built above")
     }

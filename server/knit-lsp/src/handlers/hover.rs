@@ -15,6 +15,9 @@ use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind
 
 pub fn hover(snap: &Snapshot, uri: &Uri, pos: Position) -> Option<Hover> {
     let at = doc_at(snap, uri, pos)?;
+    if let Some(l) = at.report.symbol_link_at(at.offset) {
+        return Some(symbol_link_hover(snap, &at, l));
+    }
     let a = at.report.anchor_at(at.offset)?;
     let v = &a.verdict;
     let mut md = String::new();
@@ -124,4 +127,34 @@ fn since_review(at: &super::util::DocAt, a: &knit_anchors::AnchorResult, md: &mu
     if s.diff_truncated {
         let _ = writeln!(md, "(cut; the whole change: `git diff {}`)", r.commit);
     }
+}
+
+/// A DocC or TSDoc symbol link: what it names, or why nothing. It carries no baseline
+/// (its syntax has no place for one), so it is never stale — said in the hover.
+fn symbol_link_hover(snap: &Snapshot, at: &super::util::DocAt, l: &knit_anchors::engine::SymbolLinkResult) -> Hover {
+    let syntax = match l.link.kind {
+        knit_anchors::markdown::SymbolLinkKind::DocC => "DocC symbol link",
+        knit_anchors::markdown::SymbolLinkKind::TsDoc => "TSDoc `{@link}`",
+    };
+    let mut md = format!("**knit** · {syntax} `{}`\n\n", l.link.target);
+    if let Some(why) = &l.broken {
+        let _ = writeln!(md, "{why}");
+    } else if l.targets.is_empty() {
+        md.push_str("Names nothing this workspace declares (the standard library or another package?): not checked.\n");
+    }
+    for now in l.targets.iter().take(5) {
+        let kind = now.kind.as_deref().map(|k| format!(" ({k})")).unwrap_or_default();
+        let _ = writeln!(md, "`{}`{kind} in `{}` line {}", now.symbol.as_deref().unwrap_or(""), now.path, now.line);
+        if let Some(sig) = &now.signature {
+            let _ = write!(md, "\n```{}\n{}\n```\n", fence_lang(&now.path), sig);
+        }
+    }
+    if l.targets.len() > 5 {
+        let _ = writeln!(md, "\n… and {} more", l.targets.len() - 5);
+    }
+    md.push_str("\nSymbol links have no baseline: knit checks where they point, never whether the prose is still true (use an anchor for that).");
+    let base = at.report.base();
+    let span = &l.link.span;
+    let range = at.report.text.index.range(&at.report.text.text, span.start + base..span.end + base, snap.encoding);
+    Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value: md }), range: Some(range) }
 }

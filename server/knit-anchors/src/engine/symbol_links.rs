@@ -1,0 +1,208 @@
+//! Symbol links other tools own (issue 14 part 2): DocC's ``` ``Type/member`` ``` and
+//! TSDoc's `{@link Foo.bar}` in Markdown, resolved against the workspace's declarations.
+//! One that names nothing is reported like a broken link, with the names it may have
+//! meant; one that resolves gets hover and go-to-definition like an anchor. Their syntax
+//! has no place for a baseline, so they are never `stale`: knit says where they point,
+//! not whether the doc is still true.
+//!
+//! Spelling: DocC paths may start with the module (`Collections/Deque/append(_:)`) and
+//! carry disambiguation suffixes (`count-swift.property`, `init(_:)-7p2ak`); TSDoc may
+//! start with a package (`zod!z.string`) and write members with `#` (`Foo#bar`). What
+//! is left becomes a qualified name (`Deque.append(_:)`) matched as an anchor fragment
+//! matches: labels may be left out when the base name is unique.
+
+use super::session::Session;
+use crate::markdown::{SymbolLink, SymbolLinkKind};
+use crate::model::Now;
+use knit_syntax::fragment::strip_labels;
+use knit_syntax::similarity::name_similarity;
+
+/// What a symbol link points at.
+#[derive(Clone, Debug)]
+pub struct SymbolLinkResult {
+    pub link: SymbolLink,
+    /// Every declaration it names (several: overloads, or a type and its extensions).
+    pub targets: Vec<Now>,
+    /// Why it names nothing, when its container is in the workspace and lacks the member.
+    /// None when it resolves, when it names nothing the workspace declares at all (an
+    /// external symbol: the standard library, another package), or when the workspace
+    /// could not be indexed completely.
+    pub broken: Option<String>,
+}
+
+/// The qualified names a symbol link may mean, most specific first.
+fn candidates(link: &SymbolLink) -> Vec<String> {
+    let t = link.target.trim();
+    match link.kind {
+        SymbolLinkKind::DocC => {
+            let segments: Vec<String> = t.split('/').filter(|s| !s.is_empty()).map(strip_disambiguation).collect();
+            let mut out = vec![segments.join(".")];
+            // The first segment may be the module.
+            if segments.len() > 1 {
+                out.push(segments[1..].join("."));
+            }
+            out
+        }
+        SymbolLinkKind::TsDoc => {
+            let t = t.rsplit_once('!').map_or(t, |(_, rest)| rest);
+            let t = t.replace('#', ".");
+            let t = t.strip_suffix("()").unwrap_or(&t).to_string();
+            vec![t]
+        }
+    }
+}
+
+/// `count-swift.property` → `count`; `init(_:)-7p2ak` → `init(_:)`; an operator such as
+/// `-(_:_:)` keeps its leading `-`.
+fn strip_disambiguation(segment: &str) -> String {
+    let mut cut = segment.len();
+    for (i, c) in segment.char_indices().skip(1) {
+        if c == '-' {
+            let prev = segment[..i].chars().last().unwrap_or(' ');
+            if prev.is_alphanumeric() || prev == '_' || prev == ')' {
+                cut = i;
+                break;
+            }
+        }
+    }
+    segment[..cut].to_string()
+}
+
+/// Whether `qualified` (a declaration's qualified name) is `wanted` or ends with it at a
+/// segment boundary; labels may be left out of `wanted` (`Deque.append` names
+/// `Deque.append(_:)`).
+fn names(qualified: &str, wanted: &str) -> bool {
+    let ends = |q: &str, w: &str| q == w || q.strip_suffix(w).is_some_and(|head| head.ends_with('.'));
+    if ends(qualified, wanted) || (!wanted.contains('(') && qualified.contains('(') && ends(&strip_labels(qualified), wanted)) {
+        return true;
+    }
+    // DocC names a subscript by its parameter names (`subscript(position:)`), which are
+    // not argument labels (knit's `subscript(_:)`): the same arity is the same subscript.
+    let last = wanted.rsplit('.').next().unwrap_or(wanted);
+    last.starts_with("subscript(")
+        && qualified.rsplit('.').next().is_some_and(|q| q.starts_with("subscript(") && q.matches(':').count() == last.matches(':').count())
+        && ends(&strip_labels(qualified), &strip_labels(wanted))
+}
+
+impl Session<'_> {
+    /// Resolves a DocC or TSDoc symbol link against the workspace's declarations: first
+    /// relative to the page's symbol (DocC), then anywhere in the workspace. A link whose
+    /// container is a workspace declaration that has no such member is broken; one that
+    /// names nothing the workspace declares at all is taken to be external (the standard
+    /// library, another module) and is not judged.
+    pub fn resolve_symbol_link(&mut self, link: &SymbolLink) -> SymbolLinkResult {
+        let wanted = candidates(link);
+        let page = link.page.as_ref().map(|p| candidates(&SymbolLink { target: p.clone(), page: None, ..link.clone() }));
+        let index = self.repo(&[]);
+        let find = |name: &str| -> Vec<(usize, usize)> {
+            let simple = strip_labels(name.rsplit('.').next().unwrap_or(name));
+            index
+                .decls_by_simple_name
+                .get(&simple)
+                .map(|v| v.iter().copied().filter(|&(fi, di)| names(&index.files[fi].1.declarations[di].qualified_name, name)).collect())
+                .unwrap_or_default()
+        };
+        let mut found: Vec<(usize, usize)> = Vec::new();
+        // Relative to the page's symbol first: ``init()`` on Deque's page is Deque's.
+        for p in page.iter().flatten() {
+            for name in &wanted {
+                found = find(&format!("{p}.{name}"));
+                if !found.is_empty() {
+                    break;
+                }
+            }
+            if !found.is_empty() {
+                break;
+            }
+        }
+        if found.is_empty() {
+            for name in &wanted {
+                found = find(name);
+                if !found.is_empty() {
+                    break;
+                }
+            }
+        }
+        let targets: Vec<Now> = found.iter().map(|&(fi, di)| super::now_of(&index.files[fi].0, &index.files[fi].1.declarations, di)).collect();
+        let mut broken = None;
+        if targets.is_empty() && index.complete {
+            // The container the link names, if the workspace has it: then the member is
+            // missing. Only the page's symbol: DocC also resolves up to the module and
+            // into other modules (inherited members, the standard library), so a link
+            // that names none of the page's members is judged only when it is a near
+            // miss of one (a typo), never merely for being absent.
+            let named: Vec<String> = wanted.iter().filter_map(|n| n.rsplit_once('.').map(|(c, _)| c.to_string())).collect();
+            let member = strip_labels(wanted[0].rsplit('.').next().unwrap_or(&wanted[0]));
+            let in_link = named.iter().find_map(|c| {
+                let d = find(c);
+                (!d.is_empty()).then(|| (c.clone(), d, false))
+            });
+            let on_page = || {
+                page.iter().flatten().find_map(|c| {
+                    let d = find(c);
+                    (!d.is_empty()).then(|| (c.clone(), d, true))
+                })
+            };
+            if let Some((container, decls, typo_only)) = in_link.or_else(on_page) {
+                // What the container does have, nearest first.
+                let mut near: Vec<(f32, String)> = Vec::new();
+                for &(fi, di) in &decls {
+                    let parent = &index.files[fi].1.declarations[di].qualified_name;
+                    for d in index.files[fi].1.declarations.iter().filter(|d| d.container.as_deref() == Some(parent.as_str())) {
+                        let name = d.simple_name().to_string();
+                        let score = name_similarity(&member, &strip_labels(&name)).0;
+                        if score >= 0.5 && !near.iter().any(|(_, n)| *n == name) {
+                            near.push((score, name));
+                        }
+                    }
+                }
+                near.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                if typo_only && !near.first().is_some_and(|(score, _)| *score >= 0.8) {
+                    return SymbolLinkResult { link: link.clone(), targets, broken: None };
+                }
+                let spelled = match link.kind {
+                    SymbolLinkKind::DocC => format!("``{}``", link.target),
+                    SymbolLinkKind::TsDoc => format!("{{@link {}}}", link.target),
+                };
+                let mut message = format!("{spelled}: `{container}` has no member `{member}` in this workspace");
+                if !near.is_empty() {
+                    let list: Vec<String> = near.iter().take(3).map(|(_, n)| format!("`{n}`")).collect();
+                    message.push_str(&format!("; did you mean {}?", list.join(", ")));
+                }
+                broken = Some(message);
+            }
+        }
+        SymbolLinkResult { link: link.clone(), targets, broken }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(kind: SymbolLinkKind, target: &str) -> SymbolLink {
+        SymbolLink { kind, target: target.to_string(), span: 0..0, line: 1, page: None }
+    }
+
+    #[test]
+    fn spellings_become_qualified_names() {
+        assert_eq!(candidates(&link(SymbolLinkKind::DocC, "Deque/append(_:)")), ["Deque.append(_:)", "append(_:)"]);
+        assert_eq!(candidates(&link(SymbolLinkKind::DocC, "Collections/Deque/count-swift.property")), ["Collections.Deque.count", "Deque.count"]);
+        assert_eq!(candidates(&link(SymbolLinkKind::DocC, "Deque/init(_:)-7p2ak")), ["Deque.init(_:)", "init(_:)"]);
+        assert_eq!(candidates(&link(SymbolLinkKind::DocC, "Deque")), ["Deque"]);
+        assert_eq!(strip_disambiguation("-(_:_:)"), "-(_:_:)");
+        assert_eq!(candidates(&link(SymbolLinkKind::TsDoc, "zod!z.string")), ["z.string"]);
+        assert_eq!(candidates(&link(SymbolLinkKind::TsDoc, "Router#add()")), ["Router.add"]);
+    }
+
+    #[test]
+    fn a_name_matches_a_qualified_name_or_its_tail() {
+        assert!(names("Deque.append(_:)", "append(_:)"));
+        assert!(names("Deque.append(_:)", "Deque.append"));
+        assert!(names("Deque", "Deque"));
+        assert!(!names("MyDeque.append(_:)", "Deque.append(_:)"), "at a segment boundary only");
+        assert!(!names("Deque.append(contentsOf:)", "append(_:)"));
+        assert!(names("RigidArray.subscript(_:)", "subscript(position:)"), "DocC spells a subscript with its parameter names");
+        assert!(!names("RigidArray.subscript(_:_:)", "subscript(position:)"));
+    }
+}
