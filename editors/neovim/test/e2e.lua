@@ -618,6 +618,24 @@ local ok, err = pcall(function()
   vim.ui.select = select_before
   local converted = vim.api.nvim_buf_get_lines(mentions, 2, 3, false)[1]
   check("its code action converts it into a recorded anchor", converted:find("[`AnchorResolver.resolve`](../src/resolve.ts#AnchorResolver.resolve \"knit:", 1, true) ~= nil, { offered = offered_here, line = converted })
+
+  -- 11. a TSDoc symbol link: go to definition (gd's vim.lsp.buf.definition) lands on the
+  -- declaration; one whose class lacks the member is a broken-link diagnostic
+  vim.api.nvim_buf_set_lines(mentions, 3, 3, false, { "", "See {@link AnchorResolver.resolve} and {@link AnchorResolver.reslove}." })
+  vim.wait(TIMEOUT, function()
+    return find_diag(mentions, "broken-link", 4) ~= nil
+  end, 50)
+  local broken_link = find_diag(mentions, "broken-link", 4)
+  check("a {@link} to a member its class lacks is a broken link, with did-you-mean", broken_link ~= nil and broken_link.message:find("did you mean `resolve`", 1, true) ~= nil, diag_summary(mentions))
+  vim.api.nvim_win_set_cursor(0, { 5, 15 })
+  vim.lsp.buf.definition()
+  vim.wait(TIMEOUT, function()
+    return vim.api.nvim_buf_get_name(0):find("src/resolve.ts", 1, true) ~= nil
+  end, 50)
+  local landed = vim.api.nvim_buf_get_name(0)
+  local resolve_line = vim.api.nvim_win_get_cursor(0)[1]
+  local want_line = vim.fn.readfile(root .. "/src/resolve.ts")[resolve_line] or ""
+  check("go to definition on a {@link} lands on the declaration", landed:find("src/resolve.ts", 1, true) ~= nil and want_line:find("resolve", 1, true) ~= nil, { landed = landed, line = want_line })
 end)
 if not ok then
   check("test script ran without error", false, tostring(err))

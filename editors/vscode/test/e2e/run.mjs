@@ -106,6 +106,8 @@ execFileSync("bash", [path.join(repo, "editors/test-history.sh"), workspace, kni
 const polyglot = path.join(tmp, "polyglot");
 fs.cpSync(path.join(repo, "fixtures/clients-polyglot"), polyglot, { recursive: true });
 fs.rmSync(path.join(polyglot, "knit.toml"));
+// A TSDoc symbol link (checked, never baselined): hovered below.
+fs.writeFileSync(path.join(polyglot, "docs/links.md"), "# Links\n\nThe parser is {@link parse_config}.\n\nCall `parse_config()` once.\n");
 let recorded = "";
 try {
   recorded = execFileSync(knit, ["--root", polyglot, "anchors", "record"], { encoding: "utf8", env: { ...process.env, KNIT_CACHE_DIR: path.join(tmp, "cache"), KNIT_STATE_DIR: path.join(tmp, "state") } });
@@ -119,8 +121,9 @@ fs.writeFileSync(
     {
       "security.workspace.trust.enabled": false,
       "knit.server.path": knit,
-      // off by default; on here to see its lens drawn
+      // off by default; on here to see them in a real client
       "knit.codeLens.undocumented": true,
+      "knit.diagnostics.codeMentions": true,
       "workbench.startupEditor": "none",
       "workbench.tips.enabled": false,
       "workbench.enableExperiments": false,
@@ -555,6 +558,48 @@ try {
     check(`${c.lang}: Go to References on ${c.name} goes to docs/config.md:${c.docLine}`, tab.includes("config.md") && at.test(position), { tab, position, peeked });
     await page.keyboard.press("Escape");
   }
+
+  // A TSDoc {@link} in Markdown: the hover names the declaration it resolves to and says
+  // symbol links carry no baseline.
+  await openFile("docs/links.md");
+  await editor.locator(".view-lines").click();
+  await page.keyboard.press("Control+G");
+  await quick.waitFor({ timeout: TIMEOUT });
+  await quick.fill(":3:24");
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(300);
+  await palette("Show or Focus Hover");
+  try {
+    await page.locator(".monaco-hover:visible", { hasText: "parse_config" }).first().waitFor({ timeout: TIMEOUT });
+  } catch {
+    // reported below
+  }
+  const linkHover = (await page.locator(".monaco-hover:visible").allInnerTexts().catch(() => [])).join("\n");
+  await page.screenshot({ path: path.join(shots, "symbol-link-hover.png") });
+  check("hover on a TSDoc {@link} names the declaration it resolves to", /TSDoc/.test(linkHover) && linkHover.includes("src/config.rs") && /no baseline/.test(linkHover), linkHover);
+  await page.keyboard.press("Escape");
+  // knit.diagnostics.codeMentions: inline code naming one declaration has a quick fix
+  // (offered from its hint) that turns it into a recorded anchor.
+  await page.keyboard.press("Control+G");
+  await quick.waitFor({ timeout: TIMEOUT });
+  await quick.fill(":5:8");
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(1500);
+  await page.keyboard.press("Control+.");
+  const fixes = page.locator(".action-widget, .context-view .monaco-list").first();
+  const convert = fixes.locator(".monaco-list-row, .action-item", { hasText: "Convert `parse_config()` to an anchor" }).first();
+  let fixList = "";
+  try {
+    await convert.waitFor({ timeout: TIMEOUT });
+    fixList = await fixes.innerText().catch(() => "");
+    await convert.click();
+    await editor.locator(".view-lines", { hasText: "config.rs#parse_config" }).waitFor({ timeout: TIMEOUT });
+  } catch {
+    fixList = fixList || (await fixes.innerText().catch(() => ""));
+  }
+  const converted = (await editor.locator(".view-lines").innerText().catch(() => "")).replace(/\u00a0/g, " ");
+  check("a code mention's quick fix converts it into a recorded anchor (knit.diagnostics.codeMentions)", converted.includes("[`parse_config()`](../src/config.rs#parse_config \"knit:"), { fixList, converted });
+  await page.keyboard.press("Control+Z");
 } catch (e) {
   await page?.screenshot({ path: path.join(shots, "failure.png") }).catch(() => {});
   check("e2e run completed", false, e && e.stack ? e.stack : String(e));

@@ -123,6 +123,18 @@ impl Session<'_> {
                 }
             }
         }
+        // A DocC page belongs to a module (its title's first segment, a SwiftPM target
+        // folder): declarations of that folder win over same-named ones elsewhere (the
+        // benchmarks' `Box` is not ContainersPreview's).
+        if let Some(module) = link.page.as_deref().and_then(|p| p.split('/').next()).filter(|m| !m.is_empty()) {
+            let in_module = |&(fi, _): &(usize, usize)| {
+                let path = &index.files[fi].0;
+                path.starts_with(&format!("{module}/")) || path.contains(&format!("/{module}/"))
+            };
+            if found.iter().any(in_module) && !found.iter().all(in_module) {
+                found.retain(in_module);
+            }
+        }
         let targets: Vec<Now> = found.iter().map(|&(fi, di)| super::now_of(&index.files[fi].0, &index.files[fi].1.declarations, di)).collect();
         let mut broken = None;
         if targets.is_empty() && index.complete {
@@ -193,6 +205,21 @@ mod tests {
         assert_eq!(strip_disambiguation("-(_:_:)"), "-(_:_:)");
         assert_eq!(candidates(&link(SymbolLinkKind::TsDoc, "zod!z.string")), ["z.string"]);
         assert_eq!(candidates(&link(SymbolLinkKind::TsDoc, "Router#add()")), ["Router.add"]);
+    }
+
+    #[test]
+    fn a_docc_page_resolves_in_its_module_first() {
+        let mut tree = crate::source::MemTree::new();
+        tree.insert("Sources/Deques/Deque.swift", "public struct Deque {\n    public func append(_ x: Int) {}\n}\n");
+        tree.insert("Benchmarks/Sources/Deque.swift", "struct Deque {\n    func append(_ x: Int) {}\n}\n");
+        let cache = crate::source::DeclCache::default();
+        let mut session = Session::new(&tree, &cache, crate::engine::CheckConfig::default());
+        let paths = |l: &SymbolLink, s: &mut Session| -> Vec<String> { s.resolve_symbol_link(l).targets.into_iter().map(|t| t.path).collect() };
+        let mut on_page = link(SymbolLinkKind::DocC, "append(_:)");
+        on_page.page = Some("Deques/Deque".to_string());
+        assert_eq!(paths(&on_page, &mut session), ["Sources/Deques/Deque.swift"]);
+        // Without a page, both are what the link can mean.
+        assert_eq!(paths(&link(SymbolLinkKind::DocC, "Deque/append(_:)"), &mut session).len(), 2);
     }
 
     #[test]
