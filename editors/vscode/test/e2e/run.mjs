@@ -183,12 +183,20 @@ try {
   await page.waitForSelector(".monaco-workbench", { timeout: TIMEOUT });
   check("the workbench loads", true);
 
+  // A quick-input row, clicked. The list can be re-laid out while Playwright waits for it
+  // to be stable (a code lens or a hover settling in the editor below): after a short
+  // wait the click goes through anyway (force) on the row that is there.
+  const pickRow = async (text) => {
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first();
+    await row.waitFor({ timeout: TIMEOUT });
+    await row.click({ timeout: 10_000 }).catch(() => row.click({ force: true, timeout: TIMEOUT }));
+  };
   const palette = async (command) => {
     await page.keyboard.press("F1");
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ timeout: TIMEOUT });
     await input.fill(`>${command}`);
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().click({ timeout: TIMEOUT });
+    await pickRow(command);
   };
 
   // open the doc with quick open
@@ -197,7 +205,7 @@ try {
   const quick = page.locator(".quick-input-widget input");
   await quick.waitFor({ timeout: TIMEOUT });
   await quick.fill("docs/architecture.md");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "architecture.md" }).first().click({ timeout: TIMEOUT });
+  await pickRow("architecture.md");
   await page.waitForSelector(".monaco-editor .view-lines", { timeout: TIMEOUT });
 
   // Problems view: knit's diagnostic on the stale anchor
@@ -352,7 +360,7 @@ try {
   await page.keyboard.press("Control+P");
   await quick.waitFor({ timeout: TIMEOUT });
   await quick.fill("docs/architecture.md");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "architecture.md" }).first().click({ timeout: TIMEOUT });
+  await pickRow("architecture.md");
   await page.locator(".tabs-container .tab.active", { hasText: "architecture.md" }).waitFor({ timeout: TIMEOUT });
   const docEditor = page.locator(".editor-group-container.active .monaco-editor").first();
   const gotoStale = async () => {
@@ -488,7 +496,7 @@ try {
     await page.keyboard.press("Control+P");
     await quick.waitFor({ timeout: TIMEOUT });
     await quick.fill(rel);
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: path.basename(rel) }).first().click({ timeout: TIMEOUT });
+    await pickRow(path.basename(rel));
     await page.locator(".tabs-container .tab.active", { hasText: path.basename(rel) }).waitFor({ timeout: TIMEOUT });
   };
   const editor = page.locator(".editor-group-container.active .monaco-editor").first();
@@ -592,7 +600,8 @@ try {
   try {
     await convert.waitFor({ timeout: TIMEOUT });
     fixList = await fixes.innerText().catch(() => "");
-    await convert.click();
+    // the only fix here, and focused: Enter applies it (as a keyboard user would)
+    await page.keyboard.press("Enter");
     await editor.locator(".view-lines", { hasText: "config.rs#parse_config" }).waitFor({ timeout: TIMEOUT });
   } catch {
     fixList = fixList || (await fixes.innerText().catch(() => ""));
