@@ -145,7 +145,7 @@ mod tests {
 
     #[test]
     fn rust_pub_without_restriction() {
-        let src = "pub struct S { pub a: u8, b: u8 }\nstruct P;\nimpl P {\n    pub fn hidden_type() {}\n}\nimpl S {\n    pub fn new() -> Self { todo!() }\n    fn private(&self) {}\n    pub(crate) fn krate(&self) {}\n}\npub trait Tr { fn req(&self); }\npub enum E { A }\npub mod m { pub fn inner() {} fn hidden() {} }\nmod q { pub fn not_reachable() {} }\n";
+        let src = "pub struct S { pub a: u8, b: u8 }\nstruct P;\nimpl P {\n    pub fn hidden_type() {}\n}\nimpl S {\n    pub fn new() -> Self { S { a: 0, b: 0 } }\n    fn private(&self) {}\n    pub(crate) fn krate(&self) {}\n}\npub trait Tr { fn req(&self); }\npub enum E { A }\npub mod m { pub fn inner() {} fn hidden() {} }\nmod q { pub fn not_reachable() {} }\n";
         assert_eq!(public(Lang::Rust, src), ["S", "S.a", "S.new", "Tr", "Tr.req", "E", "E.A", "m", "m.inner"]);
     }
 

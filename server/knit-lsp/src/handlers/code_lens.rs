@@ -53,21 +53,32 @@ pub fn code_lens(snap: &Snapshot, uri: &Uri) -> Option<Vec<CodeLens>> {
         })
         .collect();
     if snap.settings.undocumented_lens {
-        lenses.extend(undocumented(&loc.rel, text, ix, snap, &described));
+        // Through the folder's session: its parse cache already holds this text's
+        // declarations (lenses are asked for on every edit and scroll).
+        let syntax = loc.folder.session().declarations(&loc.rel);
+        if let Some(syntax) = syntax {
+            lenses.extend(undocumented(&loc.rel, text, ix, snap, &syntax, &described));
+        }
     }
     Some(lenses)
 }
 
 /// "not documented" lenses: public declarations (knit_syntax::visibility) of the file
 /// that no anchor describes. Title only: there is nothing to run.
-fn undocumented(rel: &str, text: &str, ix: &LineIndex, snap: &Snapshot, described: &std::collections::HashSet<(u32, u32)>) -> Vec<CodeLens> {
+fn undocumented(
+    rel: &str,
+    text: &str,
+    ix: &LineIndex,
+    snap: &Snapshot,
+    syntax: &knit_syntax::FileSyntax,
+    described: &std::collections::HashSet<(u32, u32)>,
+) -> Vec<CodeLens> {
     let Some(lang) = knit_syntax::Lang::from_path(rel) else { return Vec::new() };
     let source = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let syntax = knit_syntax::parse(lang, source);
     if syntax.timed_out || syntax.over_budget {
         return Vec::new();
     }
-    let flags = knit_syntax::visibility::public_flags(lang, source, &syntax);
+    let flags = knit_syntax::visibility::public_flags(lang, source, syntax);
     syntax
         .declarations
         .iter()

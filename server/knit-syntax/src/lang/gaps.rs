@@ -287,12 +287,18 @@ fn line_bounds(src: &[u8], i: usize) -> (usize, usize) {
 
 /// Whether only blanks stand between the line's start and `i` (walks back over blanks
 /// only, so calling it for every occurrence of a word stays linear).
-fn is_line_initial(src: &[u8], i: usize) -> bool {
+pub(crate) fn is_line_initial(src: &[u8], i: usize) -> bool {
     let mut k = i;
     while k > 0 && matches!(src[k - 1], b' ' | b'\t') {
         k -= 1;
     }
     k == 0 || src[k - 1] == b'\n'
+}
+
+/// The lines that start with the word `case` (a Swift enum case or switch case): where
+/// `case` stands and where its line ends.
+fn case_lines(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    word_at(b, b"case").into_iter().filter(|&at| is_line_initial(b, at)).map(|at| (at, line_bounds(b, at).1))
 }
 
 /// Whether the line at `line_start` (its first non-blank byte) begins with the word `word`.
@@ -476,11 +482,7 @@ fn attributes_above(src: &[u8], mut first: usize, out: &mut Vec<Repair>) {
 /// are hashed where they stand.
 pub(crate) fn swift_case_range_parens(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for at in word_at(b, b"case") {
-        if !is_line_initial(b, at) {
-            continue;
-        }
-        let (_, end) = line_bounds(b, at);
+    for (at, end) in case_lines(b) {
         let mut k = at + 4;
         while let Some(q) = b[k..end].iter().position(|&c| c == b'(') {
             let open = k + q;
@@ -512,11 +514,7 @@ pub(crate) fn swift_case_range_parens(src: &str, out: &mut Vec<Repair>) {
 /// which leaves `min..<0`, the same range to the grammar.
 pub(crate) fn swift_empty_case_arguments(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for at in word_at(b, b"case") {
-        if !is_line_initial(b, at) {
-            continue;
-        }
-        let (_, end) = line_bounds(b, at);
+    for (at, end) in case_lines(b) {
         let mut k = at + 4;
         while let Some(q) = find(&b[k..end], b"()") {
             let inner = k + q;
@@ -712,11 +710,7 @@ pub(crate) fn swift_trailing_closure_labels(src: &str, out: &mut Vec<Repair>) {
 /// are excised and hashed where they stand.
 pub(crate) fn swift_enum_wildcard_labels(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for at in word_at(b, b"case") {
-        if !is_line_initial(b, at) {
-            continue;
-        }
-        let (_, end) = line_bounds(b, at);
+    for (at, end) in case_lines(b) {
         let name = skip_blanks(b, at + 4);
         if skip_word(b, name) == name
             || b[name].is_ascii_digit()

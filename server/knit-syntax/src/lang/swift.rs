@@ -114,16 +114,8 @@ fn local_statement_prefixes(root: Node<'_>, src: &str, out: &mut Vec<Repair>) {
             candidates.push((at, src.len() - next.len()));
         }
     }
-    // First on their line only (walking back over blanks alone keeps this linear), and a
-    // bounded number: each costs a descent from the root.
-    let line_initial = |at: usize| {
-        let mut k = at;
-        while k > 0 && matches!(b[k - 1], b' ' | b'\t') {
-            k -= 1;
-        }
-        k == 0 || b[k - 1] == b'\n'
-    };
-    candidates.retain(|&(at, end)| line_initial(at) && b.get(end).is_some());
+    // First on their line only, and a bounded number: each costs a descent from the root.
+    candidates.retain(|&(at, end)| gaps::is_line_initial(b, at) && b.get(end).is_some());
     candidates.truncate(MAX_LOCAL_PREFIXES);
     for (at, end) in candidates {
         // Down from the root (never `parent()`, which walks from the root per call): the
