@@ -850,7 +850,9 @@ impl ContextEngine {
         let evidence = signals::collect(&inputs, &mut files_with_term);
         let weights = if source == "openBuffers" { self.options.fusion.open } else { self.options.fusion.query };
         let fused = fusion::fuse(&evidence, &weights);
-        let rules = TierRules { primary_from_fusion: source == "openBuffers", ..rules };
+        // A query's best lexical hit stays primary while the fusion keeps it within its top
+        // three; an open buffer's primary is the top of the fusion (see `TierRules`).
+        let rules = TierRules { primary_reach: if source == "openBuffers" { 1 } else { 3 }, ..rules };
         let (mut placements, mut truncated) = tiers::assemble(&fused, &hits, &rules);
         truncated += candidates.saturating_sub(considered.len());
 
