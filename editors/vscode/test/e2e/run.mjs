@@ -203,6 +203,16 @@ try {
   await page.locator(".monaco-workbench").click({ position: { x: 800, y: 500 } }).catch(() => {});
   await page.keyboard.press("Control+P");
   const quick = page.locator(".quick-input-widget input");
+  // Puts the cursor at line:col of the editor whose text area `lines` is (clicked first so
+  // the editor has focus; omitted when it already has), through Go to Line.
+  const gotoPosition = async (line, col, { lines = null, settle = 300 } = {}) => {
+    if (lines) await lines.click();
+    await page.keyboard.press("Control+G");
+    await quick.waitFor({ timeout: TIMEOUT });
+    await quick.fill(`:${line}:${col}`);
+    await page.keyboard.press("Enter");
+    await page.waitForTimeout(settle);
+  };
   await quick.waitFor({ timeout: TIMEOUT });
   await quick.fill("docs/architecture.md");
   await pickRow("architecture.md");
@@ -234,12 +244,7 @@ try {
   check("status bar shows the stale count", /knit: 1 stale/.test(statusText), statusText);
 
   // hover on the renamed anchor: go to line 6, col 30, and show hover
-  await page.locator(".monaco-editor .view-lines").first().click();
-  await page.keyboard.press("Control+G");
-  await quick.waitFor({ timeout: TIMEOUT });
-  await quick.fill(":6:30");
-  await page.keyboard.press("Enter");
-  await page.waitForTimeout(300);
+  await gotoPosition(6, 30, { lines: page.locator(".monaco-editor .view-lines").first() });
   await palette("Show or Focus Hover");
   let hover = "";
   try {
@@ -364,12 +369,7 @@ try {
   await page.locator(".tabs-container .tab.active", { hasText: "architecture.md" }).waitFor({ timeout: TIMEOUT });
   const docEditor = page.locator(".editor-group-container.active .monaco-editor").first();
   const gotoStale = async () => {
-    await docEditor.locator(".view-lines").click();
-    await page.keyboard.press("Control+G");
-    await quick.waitFor({ timeout: TIMEOUT });
-    await quick.fill(":3:40");
-    await page.keyboard.press("Enter");
-    await page.waitForTimeout(300);
+    await gotoPosition(3, 40, { lines: docEditor.locator(".view-lines") });
   };
   // The hover says which commit holds the reviewed version, the commit since, the diff.
   await gotoStale();
@@ -545,12 +545,7 @@ try {
     const lines = fs.readFileSync(path.join(polyglot, c.file), "utf8").split("\n");
     const lineNo = lines.findIndex((l) => l.includes(c.decl)) + 1;
     const col = lines[lineNo - 1].indexOf(c.name) + 2;
-    await editor.locator(".view-lines").click();
-    await page.keyboard.press("Control+G");
-    await quick.waitFor({ timeout: TIMEOUT });
-    await quick.fill(`:${lineNo}:${col}`);
-    await page.keyboard.press("Enter");
-    await page.waitForTimeout(300);
+    await gotoPosition(lineNo, col, { lines: editor.locator(".view-lines") });
     await page.keyboard.press("Shift+F12");
     const at = new RegExp(`Ln ${c.docLine}, Col \\d+`);
     try {
@@ -570,12 +565,7 @@ try {
   // A TSDoc {@link} in Markdown: the hover names the declaration it resolves to and says
   // symbol links carry no baseline.
   await openFile("docs/links.md");
-  await editor.locator(".view-lines").click();
-  await page.keyboard.press("Control+G");
-  await quick.waitFor({ timeout: TIMEOUT });
-  await quick.fill(":3:24");
-  await page.keyboard.press("Enter");
-  await page.waitForTimeout(300);
+  await gotoPosition(3, 24, { lines: editor.locator(".view-lines") });
   await palette("Show or Focus Hover");
   try {
     await page.locator(".monaco-hover:visible", { hasText: "parse_config" }).first().waitFor({ timeout: TIMEOUT });
@@ -588,11 +578,7 @@ try {
   await page.keyboard.press("Escape");
   // knit.diagnostics.codeMentions: inline code naming one declaration has a quick fix
   // (offered from its hint) that turns it into a recorded anchor.
-  await page.keyboard.press("Control+G");
-  await quick.waitFor({ timeout: TIMEOUT });
-  await quick.fill(":5:8");
-  await page.keyboard.press("Enter");
-  await page.waitForTimeout(1500);
+  await gotoPosition(5, 8, { settle: 1500 });
   await page.keyboard.press("Control+.");
   const fixes = page.locator(".action-widget, .context-view .monaco-list").first();
   const convert = fixes.locator(".monaco-list-row, .action-item", { hasText: "Convert `parse_config()` to an anchor" }).first();

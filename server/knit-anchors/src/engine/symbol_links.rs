@@ -127,9 +127,10 @@ impl Session<'_> {
         // folder): declarations of that folder win over same-named ones elsewhere (the
         // benchmarks' `Box` is not ContainersPreview's).
         if let Some(module) = link.page.as_deref().and_then(|p| p.split('/').next()).filter(|m| !m.is_empty()) {
+            let (top, nested) = (format!("{module}/"), format!("/{module}/"));
             let in_module = |&(fi, _): &(usize, usize)| {
                 let path = &index.files[fi].0;
-                path.starts_with(&format!("{module}/")) || path.contains(&format!("/{module}/"))
+                path.starts_with(&top) || path.contains(&nested)
             };
             if found.iter().any(in_module) && !found.iter().all(in_module) {
                 found.retain(in_module);
