@@ -88,6 +88,8 @@ pub struct IndexStats {
     pub skipped_huge: usize,
     pub skipped_binary: usize,
     pub skipped_non_utf8: usize,
+    /// Bytes of the docs and code files indexed (their text, as read).
+    pub text_bytes: u64,
     /// True when the index was (re)built from scratch by this process.
     pub rebuilt: bool,
 }
@@ -550,8 +552,14 @@ impl ContextEngine {
                 (Some(SkipReason::Huge), _) => stats.skipped_huge += 1,
                 (Some(SkipReason::Binary), _) => stats.skipped_binary += 1,
                 (Some(SkipReason::NotUtf8), _) => stats.skipped_non_utf8 += 1,
-                (None, Kind::Doc) => stats.docs += 1,
-                (None, Kind::Code) => stats.code += 1,
+                (None, Kind::Doc) => {
+                    stats.docs += 1;
+                    stats.text_bytes += record.size;
+                }
+                (None, Kind::Code) => {
+                    stats.code += 1;
+                    stats.text_bytes += record.size;
+                }
                 (None, Kind::Media) => stats.media += 1,
             }
         }

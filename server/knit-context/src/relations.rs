@@ -13,6 +13,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use percent_encoding::percent_decode_str;
 
+use knit_syntax::PathImports;
+
 use crate::classify::{self, Kind};
 use crate::index::{FileRecord, ImportRef};
 use crate::wire::RelationType;
@@ -38,7 +40,14 @@ pub fn is_relative_specifier(specifier: &str) -> bool {
 /// Every relative specifier the syntax layer reports is the content of such a literal
 /// (TS/JS strings, Go strings; the other languages name modules, not paths), so this is a
 /// superset: it only decides how much of the file must be parsed.
-fn relative_literal_lines(source: &str) -> Vec<u32> {
+///
+/// With `after_keyword` (TS/JS), a literal counts only where an import could hold it: after
+/// `from` or `import`, or after the `(` of a call to `require` / `import` (a `>` or `.` before
+/// the `(` also counts: `require<T>(…)`, `require?.(…)`). Where a comment may sit in between,
+/// the literal counts too, so the set stays a superset of the imports; test fixtures and
+/// tools are full of `'../data'` strings that are not imports and would otherwise force a
+/// parse of the whole file.
+fn relative_literal_lines(source: &str, after_keyword: bool) -> Vec<u32> {
     let bytes = source.as_bytes();
     let mut out = Vec::new();
     let mut line = 1u32;
@@ -53,7 +62,7 @@ fn relative_literal_lines(source: &str) -> Vec<u32> {
                     (Some(b'\\'), Some(b'.' | b'u' | b'\n' | b'\r')) => true,
                     _ => false,
                 };
-                if could_be_relative {
+                if could_be_relative && (!after_keyword || import_could_precede(bytes, i)) {
                     out.push(line);
                 }
             }
@@ -63,11 +72,57 @@ fn relative_literal_lines(source: &str) -> Vec<u32> {
     out
 }
 
+/// Whatever precedes `bytes[..end]` once trailing whitespace is skipped: the index of its
+/// last byte, and whether the skip crossed a line end into a line that may hold a `//`
+/// comment (then what precedes is unknown, and the caller must assume the worst).
+fn before_whitespace(bytes: &[u8], end: usize) -> (Option<usize>, bool) {
+    let mut j = end;
+    let mut crossed = false;
+    while j > 0 && matches!(bytes[j - 1], b' ' | b'\t' | b'\r' | b'\n') {
+        crossed |= bytes[j - 1] == b'\n';
+        j -= 1;
+    }
+    if j == 0 {
+        return (None, false);
+    }
+    let line_start = bytes[..j].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+    let comment_possible = crossed && bytes[line_start..j].windows(2).any(|w| w == b"//");
+    (Some(j - 1), comment_possible)
+}
+
+/// Could the literal starting at `quote` be a TS/JS import's path? (See
+/// [`relative_literal_lines`]; errs towards yes.)
+fn import_could_precede(bytes: &[u8], quote: usize) -> bool {
+    let (Some(last), comment_possible) = before_whitespace(bytes, quote) else { return false };
+    if comment_possible || (bytes[last] == b'/' && last > 0 && bytes[last - 1] == b'*') {
+        return true;
+    }
+    let ends_with = |end: usize, word: &[u8]| bytes[..=end].ends_with(word);
+    if bytes[last] == b'(' {
+        let (Some(callee), comment_possible) = before_whitespace(bytes, last) else { return false };
+        return comment_possible || bytes[callee] == b'>' || bytes[callee] == b'.' || bytes[callee] == b'/' || ends_with(callee, b"require") || ends_with(callee, b"import");
+    }
+    ends_with(last, b"from") || ends_with(last, b"import")
+}
+
+/// True unless every `/*` of `prefix` is followed by a `*/` (erring towards true: a `/*`
+/// inside a string counts). If the prefix ends inside a block comment, the `/*` that opened
+/// it has no `*/` after it, and neither has any later `/*`, so the last one shows it.
+fn may_end_inside_block_comment(prefix: &str) -> bool {
+    match (prefix.rfind("/*"), prefix.rfind("*/")) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        // `/*/` opens a comment: its `*/` overlaps the opening
+        (Some(open), Some(close)) => close < open + 2,
+    }
+}
+
 /// The relative imports of one file, from the syntax tree, parsing as little as it can.
 ///
 /// Parsing the whole file was most of the cold-index time (a 10 000-file workspace spent
 /// ~10 s of CPU in the parser alone) although imports sit at the top of nearly every file.
-/// So: no candidate literal → no relative import is possible and nothing is parsed;
+/// So: a language whose imports name modules, not files, is never parsed; no candidate
+/// literal → no relative import is possible and nothing is parsed;
 /// otherwise the file is parsed only up to the end of the line of its last candidate
 /// literal, and that prefix is accepted when it accounts for every candidate (per line, at
 /// least as many relative imports as candidate literals). The full file can then hold no
@@ -76,11 +131,20 @@ fn relative_literal_lines(source: &str) -> Vec<u32> {
 /// truncated parse did not recognise) falls back to parsing the whole file, so the answer
 /// is always the whole-file answer restricted to relative specifiers.
 pub fn relative_imports(extract: ImportExtractor, path: &str, source: &str) -> Vec<ImportRef> {
-    let candidates = relative_literal_lines(source);
+    // Python, Rust, Swift … import modules by name: their string literals that look like
+    // paths (`"../tests/data"`, `'...'`) are data, and parsing for them found nothing
+    // while costing a third of a real tree's cold index.
+    let candidates = match knit_syntax::path_imports(path) {
+        PathImports::Never => return Vec::new(),
+        PathImports::AfterKeyword => relative_literal_lines(source, true),
+        PathImports::AnyLiteral => relative_literal_lines(source, false),
+    };
     let Some(&last) = candidates.last() else { return Vec::new() };
     let keep = |imports: Vec<ImportRef>| -> Vec<ImportRef> { imports.into_iter().filter(|i| is_relative_specifier(&i.specifier)).collect() };
     let cut = source.match_indices('\n').nth(last as usize - 1).map(|(i, _)| i + 1).unwrap_or(source.len());
-    if cut < source.len() {
+    // A prefix that stops inside a block comment would parse the comment's text as code
+    // (a JSDoc `@example` full of imports): such a file is parsed whole.
+    if cut < source.len() && !may_end_inside_block_comment(&source[..cut]) {
         let found = keep(extract(path, &source[..cut]));
         let covered = {
             let mut needed: BTreeMap<u32, usize> = BTreeMap::new();
@@ -385,6 +449,46 @@ mod tests {
         let src = "import '../b'\nlet p = './data'\nlet q = 1\n";
         let found = relative_imports(count_parsed, "a.ts", src);
         assert_eq!(found, vec![ImportRef { specifier: "../b".into(), line: 1 }]);
+        // languages that import modules by name are never parsed, path-like strings or not
+        fn must_not_parse(path: &str, _: &str) -> Vec<ImportRef> {
+            panic!("{path} was parsed for relative imports")
+        }
+        for path in ["tests/util.rs", "httpx/_client.py", "Sources/Heap.swift", "app/Main.kt"] {
+            assert!(relative_imports(must_not_parse, path, "let data = \"../tests/data\"\nlet s = '...'\n").is_empty());
+        }
+        // Go and JavaScript can import a relative path
+        assert_eq!(relative_imports(count_parsed, "main.go", "import './util'\n").len(), 1);
+        assert_eq!(relative_imports(count_parsed, "lib/a.mjs", "import './util'\n").len(), 1);
+    }
+
+    #[test]
+    fn in_ts_and_js_only_literals_where_an_import_could_stand_are_candidates() {
+        let lines = |src: &str| relative_literal_lines(src, true);
+        // after from / import / require( / import( — and a path given to anything else is data
+        let src = "import a from './a'\nimport './b'\nconst c = require('../c')\nconst d = await import(\"./d\")\nconst p = join(dir, '../data')\nread('./e')\nlet s = '...'\n";
+        assert_eq!(lines(src), vec![1, 2, 3, 4]);
+        // whitespace and line breaks between; generic and optional calls of require
+        assert_eq!(lines("export * from\n  './x'\nrequire<T>('./y')\nrequire?.('./z')\nrequire (\n'./w')\n"), vec![2, 3, 4, 6]);
+        // a comment may sit between the keyword and the literal: assume it does
+        assert_eq!(lines("import(/* chunk */ './x')\nimport x from /* c */ './y'\nf( // note\n'./z')\nf(\n'./w')\n"), vec![1, 2, 4]);
+        // Go: every such literal
+        assert_eq!(relative_literal_lines("x := \"./data\"\n", false), vec![1]);
+        // so a TS file whose last path-like string is data is parsed only up to its imports
+        let src = "import '../b'\nlet p = './data'\nlet q = 1\n";
+        thread_local!(static SEEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+        fn record_seen(path: &str, source: &str) -> Vec<ImportRef> {
+            SEEN.with(|s| s.set(source.lines().count()));
+            count_parsed(path, source)
+        }
+        assert_eq!(relative_imports(record_seen, "a.ts", src), vec![ImportRef { specifier: "../b".into(), line: 1 }]);
+        assert_eq!(SEEN.with(|s| s.get()), 1, "only the import line was parsed");
+        // a prefix that would end inside a block comment is not parsed alone: the comment's
+        // example imports are not the file's
+        let src = "import './a'\n/**\n * @example\n * import x from './x'\n */\nlet q = 1\n";
+        relative_imports(record_seen, "a.ts", src);
+        assert_eq!(SEEN.with(|s| s.get()), 6, "the whole file was parsed");
+        assert!(may_end_inside_block_comment("a /* b") && may_end_inside_block_comment("/*/") && may_end_inside_block_comment("x */ y /* z"));
+        assert!(!may_end_inside_block_comment("a /* b */ c") && !may_end_inside_block_comment("no comment"));
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 use crate::ServerOptions;
 use knit_anchors::{check, CheckOptions, CheckReport, DeclCache, State};
-use knit_context::{ContextEngine, EngineOptions, ImportRef, OpenBuffer, PackParams, PackResult, TaskInput, TreeAnchorFacts};
+use knit_context::{ContextEngine, EngineOptions, OpenBuffer, PackParams, PackResult, TaskInput, TreeAnchorFacts};
 use knit_workspace::{cache_dir_for, changed_files, workspace_key, Config, DiskDeclStore, DiskTree, SourceTree, StateStore};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -63,10 +63,6 @@ pub struct Tools {
     /// Parsed declarations by content, shared by every check of the session.
     decls: DeclCache,
     engine: Option<ContextEngine>,
-}
-
-fn import_refs(path: &str, source: &str) -> Vec<ImportRef> {
-    knit_syntax::imports(path, source).into_iter().map(|i| ImportRef { specifier: i.specifier, line: i.line }).collect()
 }
 
 impl Tools {
@@ -301,7 +297,6 @@ fn open_engine<'e>(slot: &'e mut Option<ContextEngine>, root: &Path, options: &S
         let options = EngineOptions {
             cache_dir: options.cache_dir.clone(),
             state_dir: options.state_dir.clone(),
-            import_extractor: Some(import_refs),
             ..EngineOptions::default()
         };
         *slot = Some(ContextEngine::open(root, options)?);

@@ -122,6 +122,29 @@ pub fn parse_counting(lang: Lang, source: &str) -> (FileSyntax, Work) {
 /// second per MiB.
 pub const IMPORTS_PARSE_LIMIT: Duration = Duration::from_secs(10);
 
+/// How a language's imports can name a file (`./x`, `../x`), for callers that want only
+/// those and would rather not parse a file that cannot hold one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathImports {
+    /// Imports name modules (Python, Rust, Swift, Kotlin) or the language is not parsed:
+    /// no import is ever a relative path.
+    Never,
+    /// TypeScript / JavaScript: an import path is a string literal right after `from`,
+    /// `import`, or the `(` of a `require(…)` / `import(…)` call (see
+    /// `typescript::collect_imports`), give or take whitespace and comments.
+    AfterKeyword,
+    /// Go: any string literal of an import block may be a path.
+    AnyLiteral,
+}
+
+pub fn path_imports(path: &str) -> PathImports {
+    match Lang::from_path(path) {
+        Some(Lang::TypeScript | Lang::Tsx | Lang::JavaScript) => PathImports::AfterKeyword,
+        Some(Lang::Go) => PathImports::AnyLiteral,
+        _ => PathImports::Never,
+    }
+}
+
 /// Imports of a file (module specifiers as written, with their 1-based line), for the
 /// context engine's `imports` relation. Empty for unsupported languages, and for a file
 /// whose parse outlasts [`IMPORTS_PARSE_LIMIT`].

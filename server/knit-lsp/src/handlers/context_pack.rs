@@ -8,16 +8,12 @@
 use crate::folder::{ContextSlot, Folder};
 use crate::handle::ServerHandle;
 use crate::snapshot::Snapshot;
-use knit_context::{AnchorCounts, AnchorFacts, ContextEngine, EngineOptions, ImportRef, OpenBuffer, PackParams, TaskInput};
+use knit_context::{AnchorCounts, AnchorFacts, ContextEngine, EngineOptions, OpenBuffer, PackParams, TaskInput};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::Uri;
-
-fn imports(path: &str, source: &str) -> Vec<ImportRef> {
-    knit_syntax::imports(path, source).into_iter().map(|i| ImportRef { specifier: i.specifier, line: i.line }).collect()
-}
 
 /// Runs `f` on the folder's engine, opening it first if needed (and replaying the read
 /// evidence that arrived before).
@@ -25,7 +21,8 @@ fn with_engine<T>(folder: &Folder, f: impl FnOnce(&mut ContextEngine) -> anyhow:
     let slot: &ContextSlot = &folder.context;
     let mut guard = slot.engine.lock().map_err(|_| anyhow::anyhow!("context engine lock poisoned"))?;
     if guard.is_none() {
-        let options = EngineOptions { import_extractor: Some(imports), ..Default::default() };
+        // the default options parse imports with knit-syntax (`relations::syntax_imports`)
+        let options = EngineOptions::default();
         let mut engine = ContextEngine::open(&folder.canonical, options)?;
         let pending = slot.pending_reads.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default();
         for (rel, text) in pending {
