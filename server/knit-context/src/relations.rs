@@ -85,8 +85,13 @@ fn before_whitespace(bytes: &[u8], end: usize) -> (Option<usize>, bool) {
     if j == 0 {
         return (None, false);
     }
-    let line_start = bytes[..j].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
-    let comment_possible = crossed && bytes[line_start..j].windows(2).any(|w| w == b"//");
+    // Only when a line end was crossed is the line before read (back to its start): each
+    // candidate then lands on a line of its own, so a minified one-line file with many
+    // candidates is not re-read once per candidate.
+    let comment_possible = crossed && {
+        let line_start = bytes[..j].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+        bytes[line_start..j].windows(2).any(|w| w == b"//")
+    };
     (Some(j - 1), comment_possible)
 }
 
