@@ -65,7 +65,11 @@ if [ -z "${CODE_SERVER:-}" ] && [ -z "${KNIT_SKIP_VSCODE_E2E:-}" ] && [ "$(id -u
     export CODE_SERVER="$prefix/node_modules/.bin/code-server"
   elif [ -f "$installer" ]; then
     echo "==> installing code-server and chromium for the VS Code end-to-end test"
-    if bash "$installer" "$prefix" && { command -v chromium >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; then
+    # The installer is the workplace's, not ours, and keeps a scratch folder of its own
+    # (`mktemp -d`, never removed): it gets a temp dir outside the one the last step
+    # checks for this project's leftovers (both are removed at exit).
+    mkdir -p "$RUN_TMP/installer"
+    if TMPDIR="$RUN_TMP/installer" bash "$installer" "$prefix" && { command -v chromium >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; then
       export CODE_SERVER="$prefix/node_modules/.bin/code-server"
     else
       # An installer that cannot reach its packages must not block every other test;
