@@ -152,6 +152,23 @@ fn rg_baseline(root: &Path, words: &[String]) -> Option<Duration> {
     (output.status.success() || output.status.code() == Some(1)).then_some(elapsed)
 }
 
+/// Opens an engine on `root` and builds its index from nothing: the engine, the wall time
+/// and the CPU-seconds it took (all threads), printed with the read-every-file baseline.
+fn cold_index(root: &Path, options: EngineOptions, read_all: Duration) -> ContextEngine {
+    let t = Instant::now();
+    let cpu_before = cpu_seconds();
+    let mut engine = ContextEngine::open(root, options).expect("open");
+    engine.refresh().expect("cold index");
+    let cold = t.elapsed();
+    let cold_cpu = cpu_seconds() - cpu_before;
+    let stats = engine.index_stats();
+    println!("index: {} docs, {} code, {:.1} MiB of text", stats.docs, stats.code, stats.text_bytes as f64 / 1048576.0);
+    println!("cold index: {:.2} s (baseline read+search every file once: {:.2} s, ratio {:.1}×); peak RSS so far {:.0} MiB", cold.as_secs_f64(), read_all.as_secs_f64(), cold.as_secs_f64() / read_all.as_secs_f64().max(1e-9), peak_rss_mb());
+    println!("cold index CPU: {:.2} s over all threads, {:.2} cores busy on average", cold_cpu, cold_cpu / cold.as_secs_f64().max(1e-9));
+    println!("targets: cold index ≤ 3 s → {}", if cold.as_secs_f64() <= 3.0 { "met" } else { "MISSED" });
+    engine
+}
+
 /// Cold index of an existing folder (its index and state go to temporary folders): the
 /// synthetic workspace's identifiers are random pairs of words, so nearly every one is a
 /// distinct term, which real code's are not; this reads a real tree the same way.
@@ -160,16 +177,8 @@ fn cold_index_of(root: &Path) {
     let state = tempfile::tempdir().expect("temp state");
     let options = EngineOptions { cache_dir: Some(cache.path().into()), state_dir: Some(state.path().into()), rescan_interval: None, ..Default::default() };
     let (read_all, _) = scan_baseline(root, &["knitprobe".to_string()]);
-    let t = Instant::now();
-    let cpu_before = cpu_seconds();
-    let mut engine = ContextEngine::open(root, options).expect("open");
-    engine.refresh().expect("cold index");
-    let cold = t.elapsed();
-    let cold_cpu = cpu_seconds() - cpu_before;
-    let stats = engine.index_stats();
-    println!("workspace {}: {} docs, {} code indexed, {:.1} MiB of text", root.display(), stats.docs, stats.code, stats.text_bytes as f64 / 1048576.0);
-    println!("cold index: {:.2} s (baseline read+search every file once: {:.2} s, ratio {:.1}×); peak RSS {:.0} MiB", cold.as_secs_f64(), read_all.as_secs_f64(), cold.as_secs_f64() / read_all.as_secs_f64().max(1e-9), peak_rss_mb());
-    println!("cold index CPU: {:.2} s over all threads, {:.2} cores busy on average", cold_cpu, cold_cpu / cold.as_secs_f64().max(1e-9));
+    println!("workspace {}", root.display());
+    cold_index(root, options, read_all);
 }
 
 fn main() {
@@ -197,14 +206,7 @@ fn main() {
     let probe: Vec<String> = vec![vocab[vocab.len() / 2].clone()];
     let (read_all, _) = scan_baseline(workspace.path(), &probe);
 
-    let t = Instant::now();
-    let cpu_before = cpu_seconds();
-    let mut engine = ContextEngine::open(workspace.path(), options.clone()).expect("open");
-    engine.refresh().expect("cold index");
-    let cold = t.elapsed();
-    let cold_cpu = cpu_seconds() - cpu_before;
-    println!("cold index: {:.2} s (baseline read+search every file once: {:.2} s, ratio {:.1}×); peak RSS so far {:.0} MiB", cold.as_secs_f64(), read_all.as_secs_f64(), cold.as_secs_f64() / read_all.as_secs_f64().max(1e-9), peak_rss_mb());
-    println!("cold index CPU: {:.2} s over all threads, {:.2} cores busy on average", cold_cpu, cold_cpu / cold.as_secs_f64().max(1e-9));
+    let mut engine = cold_index(workspace.path(), options.clone(), read_all);
 
     // incremental: one file changes
     let changed = workspace.path().join("src/mod3/file3.ts");
@@ -270,5 +272,5 @@ fn main() {
     println!("  baseline read-every-file substring scan: p50 {:.1} ms → pack p50 is {:.3}× of the scan", ms(scan_p50), ms(p50) / ms(scan_p50).max(1e-9));
     let stats = engine.index_stats();
     println!("index: {} docs, {} code; peak RSS (VmHWM) of the engine {:.0} MiB (with the scan baseline: {:.0} MiB); after the packs: {anon:.0} MiB heap + {file:.0} MiB mapped index files", stats.docs, stats.code, engine_peak, peak_rss_mb());
-    println!("targets: pack p95 ≤ 20 ms → {}; RSS ≤ 300 MiB → {}; cold index ≤ 3 s → {}", if ms(p95) <= 20.0 { "met" } else { "MISSED" }, if engine_peak <= 300.0 { "met" } else { "MISSED" }, if cold.as_secs_f64() <= 3.0 { "met" } else { "MISSED" });
+    println!("targets: pack p95 ≤ 20 ms → {}; RSS ≤ 300 MiB → {}", if ms(p95) <= 20.0 { "met" } else { "MISSED" }, if engine_peak <= 300.0 { "met" } else { "MISSED" });
 }

@@ -552,15 +552,12 @@ impl ContextEngine {
                 (Some(SkipReason::Huge), _) => stats.skipped_huge += 1,
                 (Some(SkipReason::Binary), _) => stats.skipped_binary += 1,
                 (Some(SkipReason::NotUtf8), _) => stats.skipped_non_utf8 += 1,
-                (None, Kind::Doc) => {
-                    stats.docs += 1;
-                    stats.text_bytes += record.size;
-                }
-                (None, Kind::Code) => {
-                    stats.code += 1;
-                    stats.text_bytes += record.size;
-                }
+                (None, Kind::Doc) => stats.docs += 1,
+                (None, Kind::Code) => stats.code += 1,
                 (None, Kind::Media) => stats.media += 1,
+            }
+            if record.skipped.is_none() && record.kind != Kind::Media {
+                stats.text_bytes += record.size;
             }
         }
         stats

@@ -137,6 +137,8 @@ pub enum PathImports {
     AnyLiteral,
 }
 
+/// [`PathImports`] of the language of `path` (by extension; `Never` when knit-syntax does
+/// not parse it).
 pub fn path_imports(path: &str) -> PathImports {
     match Lang::from_path(path) {
         Some(Lang::TypeScript | Lang::Tsx | Lang::JavaScript) => PathImports::AfterKeyword,
