@@ -4,6 +4,9 @@
 //! `cargo run --release -p knit-context --example bench_pack -- --files 10000 [--queries 200]`
 //! `cargo run --release -p knit-context --example bench_pack -- --workspace PATH` (cold index
 //! of an existing folder only, e.g. a real checkout; the folder is read, never written)
+//! `cargo run --release -p knit-context --example bench_pack -- --files 10000 --generate DIR`
+//! (writes the synthetic workspace into the empty or new folder DIR and stops: with
+//! `--workspace DIR` a profiler then sees the cold index alone)
 //!
 //! Reports cold index time, incremental update after one file change, pack latency p50/p95,
 //! and peak RSS (VmHWM). Baselines: ripgrep (`rg`, when installed) searching the same
@@ -154,7 +157,26 @@ fn rg_baseline(root: &Path, words: &[String]) -> Option<Duration> {
 
 /// Opens an engine on `root` and builds its index from nothing: the engine, the wall time
 /// and the CPU-seconds it took (all threads), printed with the read-every-file baseline.
+/// Segments of the index under `cache` (one `.term` file each): how often the build wrote
+/// its term dictionaries.
+fn segment_count(cache: &Path) -> usize {
+    let mut count = 0;
+    let mut stack = vec![cache.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "term") {
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
 fn cold_index(root: &Path, options: EngineOptions, read_all: Duration) -> ContextEngine {
+    let cache = options.cache_dir.clone();
     let t = Instant::now();
     let cpu_before = cpu_seconds();
     let mut engine = ContextEngine::open(root, options).expect("open");
@@ -162,7 +184,8 @@ fn cold_index(root: &Path, options: EngineOptions, read_all: Duration) -> Contex
     let cold = t.elapsed();
     let cold_cpu = cpu_seconds() - cpu_before;
     let stats = engine.index_stats();
-    println!("index: {} docs, {} code, {:.1} MiB of text", stats.docs, stats.code, stats.text_bytes as f64 / 1048576.0);
+    let segments = cache.as_deref().map(segment_count).unwrap_or(0);
+    println!("index: {} docs, {} code, {:.1} MiB of text, {segments} segments", stats.docs, stats.code, stats.text_bytes as f64 / 1048576.0);
     println!("cold index: {:.2} s (baseline read+search every file once: {:.2} s, ratio {:.1}×); peak RSS so far {:.0} MiB", cold.as_secs_f64(), read_all.as_secs_f64(), cold.as_secs_f64() / read_all.as_secs_f64().max(1e-9), peak_rss_mb());
     println!("cold index CPU: {:.2} s over all threads, {:.2} cores busy on average", cold_cpu, cold_cpu / cold.as_secs_f64().max(1e-9));
     println!("targets: cold index ≤ 3 s → {}", if cold.as_secs_f64() <= 3.0 { "met" } else { "MISSED" });
@@ -188,6 +211,17 @@ fn main() {
     let queries = arg("--queries", 200);
     if let Some(path) = args.iter().position(|a| a == "--workspace").and_then(|i| args.get(i + 1)) {
         cold_index_of(Path::new(path));
+        return;
+    }
+    if let Some(path) = args.iter().position(|a| a == "--generate").and_then(|i| args.get(i + 1)) {
+        let root = Path::new(path);
+        let empty = std::fs::read_dir(root).map(|mut d| d.next().is_none()).unwrap_or(true);
+        assert!(empty, "--generate wants an empty or new folder: {}", root.display());
+        std::fs::create_dir_all(root).expect("workspace folder");
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let vocab = vocabulary(&mut rng, 6000);
+        let bytes = generate(root, files, &vocab, &mut rng);
+        println!("workspace: {files} files, {:.1} MiB, written to {}", bytes as f64 / 1048576.0, root.display());
         return;
     }
 

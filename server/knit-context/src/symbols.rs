@@ -94,7 +94,7 @@ pub fn declared_names(text: &str) -> Vec<String> {
 /// at most [`MAX_DECLARED`].
 pub fn names_of(declarations: &[(usize, &str)]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: rustc_hash::FxHashSet<&str> = Default::default();
     for &(_, name) in declarations {
         if out.len() >= MAX_DECLARED {
             break;
@@ -109,8 +109,8 @@ pub fn names_of(declarations: &[(usize, &str)]) -> Vec<String> {
 /// Every word a declaration line can start with: a modifier or a keyword. One set look-up
 /// per line instead of scanning the three lists (pack-time passage cuts run this on every
 /// line of every candidate file).
-fn opening_words() -> &'static HashSet<&'static str> {
-    static WORDS: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+fn opening_words() -> &'static rustc_hash::FxHashSet<&'static str> {
+    static WORDS: std::sync::OnceLock<rustc_hash::FxHashSet<&'static str>> = std::sync::OnceLock::new();
     WORDS.get_or_init(|| MODIFIERS.iter().chain(DECL_KEYWORDS).chain(VALUE_KEYWORDS).copied().collect())
 }
 
