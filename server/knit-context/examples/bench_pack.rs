@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release -p knit-context --example bench_pack -- --files 10000 [--queries 200]`
 //! `cargo run --release -p knit-context --example bench_pack -- --workspace PATH` (cold index
-//! of an existing folder only, e.g. a real checkout; the folder is read, never written)
+//! of an existing folder only, e.g. a real checkout; the folder is read, never written;
+//! `--open-packs N` then times N packs ranked from one open code file, as an editor asks)
 //! `cargo run --release -p knit-context --example bench_pack -- --files 10000 --generate DIR`
 //! (writes the synthetic workspace into the empty or new folder DIR and stops: with
 //! `--workspace DIR` a profiler then sees the cold index alone)
@@ -195,13 +196,68 @@ fn cold_index(root: &Path, options: EngineOptions, read_all: Duration) -> Contex
 /// Cold index of an existing folder (its index and state go to temporary folders): the
 /// synthetic workspace's identifiers are random pairs of words, so nearly every one is a
 /// distinct term, which real code's are not; this reads a real tree the same way.
-fn cold_index_of(root: &Path) {
+fn cold_index_of(root: &Path, open_packs: usize) {
     let cache = tempfile::tempdir().expect("temp cache");
     let state = tempfile::tempdir().expect("temp state");
     let options = EngineOptions { cache_dir: Some(cache.path().into()), state_dir: Some(state.path().into()), rescan_interval: None, ..Default::default() };
     let (read_all, _) = scan_baseline(root, &["knitprobe".to_string()]);
     println!("workspace {}", root.display());
-    cold_index(root, options, read_all);
+    let mut engine = cold_index(root, options, read_all);
+    if open_packs > 0 {
+        open_buffer_packs(&mut engine, root, open_packs, read_all);
+    }
+}
+
+/// Packs ranked from one open, focused code buffer (no query), the editor's default: `n`
+/// files spread evenly over the tree's sorted code files, the cursor on the middle line.
+/// When `root` is a git work tree the packs include co-change from its history.
+fn open_buffer_packs(engine: &mut ContextEngine, root: &Path, n: usize, read_all: Duration) {
+    const CODE: &[&str] = &["ts", "tsx", "js", "mjs", "rs", "py", "swift", "go", "kt"];
+    let mut code: Vec<String> = ignore::WalkBuilder::new(root)
+        .build()
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .filter(|e| e.path().extension().and_then(|x| x.to_str()).is_some_and(|x| CODE.contains(&x)))
+        .filter_map(|e| e.path().strip_prefix(root).ok().map(|p| p.to_string_lossy().replace('\\', "/")))
+        .collect();
+    code.sort();
+    if code.is_empty() {
+        println!("open-buffer packs: no code files");
+        return;
+    }
+    let step = (code.len() / n).max(1);
+    let inputs: Vec<TaskInput> = code
+        .iter()
+        .step_by(step)
+        .take(n)
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(root.join(path)).ok()?;
+            let middle = (text.lines().count() as u32 / 2).max(1);
+            let buffer = knit_context::task::OpenBuffer { path: path.clone(), text, focused: true, last_focus_or_edit_order: 0, cursor_line: Some(middle), recent_edit_lines: Vec::new() };
+            Some(TaskInput { buffers: vec![buffer] })
+        })
+        .collect();
+    // the first round focuses each file for the first time; the second comes back to
+    // them, as a user switching between tabs does
+    for round in ["first focus", "focused again"] {
+        let mut latencies = Vec::new();
+        for input in &inputs {
+            let t = Instant::now();
+            engine.pack(&PackParams::default(), input, &NoAnchorFacts).expect("open-buffer pack");
+            latencies.push(t.elapsed());
+        }
+        latencies.sort();
+        let (p50, p95) = (percentile(&latencies, 0.5), percentile(&latencies, 0.95));
+        println!(
+            "open-buffer packs over {} files, {round}: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms (read every file once: {:.0} ms → p95 is {:.3}× of it)",
+            latencies.len(),
+            ms(p50),
+            ms(p95),
+            ms(latencies.last().copied().unwrap_or_default()),
+            ms(read_all),
+            ms(p95) / ms(read_all).max(1e-9)
+        );
+    }
 }
 
 fn main() {
@@ -210,7 +266,7 @@ fn main() {
     let files = arg("--files", 10_000);
     let queries = arg("--queries", 200);
     if let Some(path) = args.iter().position(|a| a == "--workspace").and_then(|i| args.get(i + 1)) {
-        cold_index_of(Path::new(path));
+        cold_index_of(Path::new(path), arg("--open-packs", 0));
         return;
     }
     if let Some(path) = args.iter().position(|a| a == "--generate").and_then(|i| args.get(i + 1)) {

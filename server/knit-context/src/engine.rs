@@ -154,8 +154,11 @@ pub struct ContextEngine {
     cochange: Option<CoChange>,
     /// Why co-change is missing or partial (reported in `degraded`).
     history_note: Option<String>,
-    /// The focused file's exact declared names, by content hash (one parse per content).
-    focus_decls: Option<(String, Vec<String>)>,
+    /// Focused files' exact declared names, by path and content hash: one parse per
+    /// content, and switching back to a tab parses nothing (emptied at [`FOCUS_DECLS_KEPT`]).
+    focus_decls: HashMap<(String, String), Vec<String>>,
+    /// Passage cuts of the files packs have scored, by content (see [`PassageCuts`]).
+    passage_cuts: PassageCuts,
     /// The evidence lists behind the last pack (for evaluations and debugging).
     last_evidence: Option<signals::Evidence>,
     last_scan: Option<Instant>,
@@ -167,6 +170,36 @@ pub struct ContextEngine {
     /// Why the cache folder could not be used, reported in every pack's `degraded`.
     cache_problem: Option<String>,
 }
+
+/// Where each file a pack scored splits into passages, by content hash, kind and head:
+/// the same popular files are candidates of most packs, and cutting them (a declaration
+/// scan of every line, then its line starts) was a quarter of an open-buffer pack. A few
+/// hundred bytes per file;
+/// emptied when it reaches [`PassageCuts::MAX_FILES`], so it never grows with time.
+#[derive(Default)]
+struct PassageCuts {
+    by_content: HashMap<(String, Kind, u32), std::sync::Arc<passages::PassageCut>>,
+}
+
+impl PassageCuts {
+    const MAX_FILES: usize = 4096;
+
+    fn get(&mut self, text: &str, kind: Kind, head_end_line: u32) -> std::sync::Arc<passages::PassageCut> {
+        let key = (fsio::content_hash(text), kind, head_end_line);
+        if let Some(cuts) = self.by_content.get(&key) {
+            return cuts.clone();
+        }
+        if self.by_content.len() >= Self::MAX_FILES {
+            self.by_content.clear();
+        }
+        let cuts = std::sync::Arc::new(passages::PassageCut::new(text, kind, head_end_line));
+        self.by_content.insert(key, cuts.clone());
+        cuts
+    }
+}
+
+/// Focused contents whose declared names are kept (a parse each otherwise).
+const FOCUS_DECLS_KEPT: usize = 64;
 
 /// Lexical hits considered for fusion and tiers (beyond the pack's limit: a hit ranked
 /// 30th by words may be first by co-change).
@@ -336,7 +369,8 @@ impl ContextEngine {
             symbol_table: None,
             cochange: None,
             history_note: None,
-            focus_decls: None,
+            focus_decls: HashMap::new(),
+            passage_cuts: PassageCuts::default(),
             last_evidence: None,
             last_scan: None,
             rebuilt,
@@ -400,14 +434,15 @@ impl ContextEngine {
 
     /// The focused file's exact declared names, parsed once per content.
     fn focus_declarations(&mut self, path: &str, text: &str) -> Vec<String> {
-        let hash = fsio::content_hash(text);
-        if let Some((h, names)) = &self.focus_decls {
-            if *h == hash {
-                return names.clone();
-            }
+        let key = (path.to_string(), fsio::content_hash(text));
+        if let Some(names) = self.focus_decls.get(&key) {
+            return names.clone();
+        }
+        if self.focus_decls.len() >= FOCUS_DECLS_KEPT {
+            self.focus_decls.clear();
         }
         let names = crate::symbols::exact_declared_names(path, text);
-        self.focus_decls = Some((hash, names.clone()));
+        self.focus_decls.insert(key, names.clone());
         names
     }
 
@@ -792,7 +827,8 @@ impl ContextEngine {
                         _ => continue,
                     },
                 };
-                details.insert(slot, passages::best_passages(&text, record.kind, record.head_end_line, &weighted, &stats));
+                let cuts = self.passage_cuts.get(&text, record.kind, record.head_end_line);
+                details.insert(slot, passages::best_passages_of(&text, &cuts, &weighted, &stats));
                 texts.insert(slot, text);
             }
         }
@@ -1028,6 +1064,23 @@ pub fn format_time(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passage_cuts_follow_the_content_and_stay_bounded() {
+        let mut cuts = PassageCuts::default();
+        let one = "pub fn alpha() {\n    1\n}\n\npub fn beta() {\n    2\n}\n".repeat(20);
+        let first = cuts.get(&one, Kind::Code, 0);
+        assert_eq!(first.passages, passages::split(&one, Kind::Code, 0));
+        assert!(std::sync::Arc::ptr_eq(&first, &cuts.get(&one, Kind::Code, 0)), "the second look-up is served from the cache");
+        // an edit is new content: cut afresh, never the stale cuts
+        let two = format!("// a new head line\n{one}");
+        assert_eq!(cuts.get(&two, Kind::Code, 0).passages, passages::split(&two, Kind::Code, 0));
+        assert_ne!(cuts.get(&two, Kind::Code, 0).passages, first.passages);
+        for i in 0..PassageCuts::MAX_FILES + 10 {
+            cuts.get(&format!("fn f{i}() {{}}\n"), Kind::Code, 0);
+        }
+        assert!(cuts.by_content.len() <= PassageCuts::MAX_FILES);
+    }
 
     #[test]
     fn snippets_are_bounded_and_start_near_the_hit() {

@@ -239,24 +239,50 @@ impl PassageStats {
 /// and per term the non-head passage where it is most frequent. `head_end_line` as for
 /// [`split`].
 pub fn best_passages(text: &str, kind: Kind, head_end_line: u32, terms: &[(String, f32)], stats: &PassageStats) -> PassageDetail {
+    best_passages_of(text, &PassageCut::new(text, kind, head_end_line), terms, stats)
+}
+
+/// The passages [`split`] cuts from one text, with the byte range of each: what passage
+/// scoring needs besides the query, so a pack can keep it per file content and neither
+/// scan a file's declarations nor find its line starts again for every pack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassageCut {
+    pub passages: Vec<Passage>,
+    /// Per passage, its bytes in the text: from its first line's start to the next line's.
+    pub bytes: Vec<(usize, usize)>,
+}
+
+impl PassageCut {
+    pub fn new(text: &str, kind: Kind, head_end_line: u32) -> PassageCut {
+        let passages = split(text, kind, head_end_line);
+        let mut line_starts = vec![0usize];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let bytes = passages
+            .iter()
+            .map(|p| {
+                let from = line_starts.get(p.start_line.saturating_sub(1) as usize).copied().unwrap_or(text.len());
+                let to = line_starts.get(p.end_line as usize).copied().unwrap_or(text.len()).max(from);
+                (from, to)
+            })
+            .collect();
+        PassageCut { passages, bytes }
+    }
+}
+
+/// [`best_passages`] over `cut`, what [`PassageCut::new`] made of `text`.
+pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], stats: &PassageStats) -> PassageDetail {
+    let passages = &cut.passages[..];
     let mut detail = PassageDetail { deepest: vec![None; terms.len()], ..Default::default() };
-    let wanted: HashMap<&str, usize> = terms.iter().enumerate().filter(|(i, _)| stats.idf.get(*i).is_some_and(|&v| v > 0.0)).map(|(i, (t, _))| (t.as_str(), i)).collect();
+    // looked up for every token of every passage scored exactly: Fx, not SipHash
+    let wanted: rustc_hash::FxHashMap<&str, usize> = terms.iter().enumerate().filter(|(i, _)| stats.idf.get(*i).is_some_and(|&v| v > 0.0)).map(|(i, (t, _))| (t.as_str(), i)).collect();
     if wanted.is_empty() {
         return detail;
     }
-    // byte offset where each line starts, so a passage is a slice of the text
-    let mut line_starts = vec![0usize];
-    line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-    let slice = |start_line: u32, end_line: u32| -> &str {
-        let from = line_starts.get(start_line.saturating_sub(1) as usize).copied().unwrap_or(text.len());
-        let to = line_starts.get(end_line as usize).copied().unwrap_or(text.len()).max(from);
-        &text[from..to]
-    };
-    let passages = split(text, kind, head_end_line);
+    let slice = |p: usize| -> &str { text.get(cut.bytes[p].0..cut.bytes[p].1).unwrap_or("") };
     let n_terms = terms.len();
     // Exact scoring tokenizes a passage; most of a large file's passages cannot win, so
     // they are bounded first from substring counts and tokenized only while they could.
-    let counts = probe_counts(text, &line_starts, &passages, terms.len(), stats);
+    let counts = probe_counts(text, &cut.bytes, terms.len(), stats);
     let saturation = |tf: f32, norm: f32| tf * (K1 + 1.0) / (tf + K1 * norm);
     // Upper bound of a passage's score: every probe hit a real occurrence, and the
     // shortest length normalisation (a passage cannot be shorter than zero terms).
@@ -273,10 +299,9 @@ pub fn best_passages(text: &str, kind: Kind, head_end_line: u32, terms: &[(Strin
         exact
             .entry(p)
             .or_insert_with(|| {
-                let passage = passages[p];
                 let mut tf = vec![0u32; n_terms];
                 let mut len = 0u32;
-                analysis::for_each_term_ref(slice(passage.start_line, passage.end_line), |t| {
+                analysis::for_each_term_ref(slice(p), |t| {
                     len += 1;
                     if let Some(&i) = wanted.get(t.term) {
                         tf[i] += 1;
@@ -335,18 +360,17 @@ pub fn best_passages(text: &str, kind: Kind, head_end_line: u32, terms: &[(Strin
 
 /// Per passage and term (row-major, `passages × terms`), how often the term's probe
 /// occurs in the passage, ASCII case ignored: an upper bound of the term's frequency
-/// there (see [`PassageStats::new`]). Terms without IDF count 0; `None` when the terms
-/// have no probes (not ASCII).
-fn probe_counts(text: &str, line_starts: &[usize], passages: &[Passage], n_terms: usize, stats: &PassageStats) -> Option<Vec<u32>> {
+/// there (see [`PassageStats::new`]). `bytes` are the passages' byte ranges (ordered,
+/// disjoint). Terms without IDF count 0; `None` when the terms have no probes (not ASCII).
+fn probe_counts(text: &str, bytes: &[(usize, usize)], n_terms: usize, stats: &PassageStats) -> Option<Vec<u32>> {
     let probes = stats.probes.as_ref()?;
-    let mut counts = vec![0u32; passages.len() * n_terms];
+    let mut counts = vec![0u32; bytes.len() * n_terms];
     let Some(matcher) = &probes.matcher else { return Some(counts) };
     // One pass for every term; overlapping, so a probe inside another's match still counts.
     for found in matcher.find_overlapping_iter(text) {
-        let line = (line_starts.partition_point(|&s| s <= found.start()) - 1) as u32 + 1;
-        // passages are ordered and disjoint; lines between them (blank edges) hold nothing
-        let p = passages.partition_point(|p| p.end_line < line);
-        if passages.get(p).is_some_and(|p| p.start_line <= line) {
+        // bytes between passages (blank edges) hold nothing
+        let p = bytes.partition_point(|&(_, end)| end <= found.start());
+        if bytes.get(p).is_some_and(|&(start, _)| start <= found.start()) {
             counts[p * n_terms + probes.term_of[found.pattern().as_usize()]] += 1;
         }
     }
