@@ -171,20 +171,32 @@ pub struct ContextEngine {
     cache_problem: Option<String>,
 }
 
-/// Where each file a pack scored splits into passages, by content hash, kind and head:
-/// the same popular files are candidates of most packs, and cutting them (a declaration
-/// scan of every line, then its line starts) was a quarter of an open-buffer pack. A few
-/// hundred bytes per file;
-/// emptied when it reaches [`PassageCuts::MAX_FILES`], so it never grows with time.
+/// Where each file a pack scored splits into passages and, once scored, each passage's
+/// terms, by content hash, kind and head: the same popular files are candidates of most
+/// packs, and cutting them (a declaration scan of every line, then its line starts) and
+/// tokenizing their passages was most of an open-buffer pack. Bounded by
+/// [`PassageCuts::MAX_FILES`] and [`PassageCuts::MAX_BYTES`]: past either it is emptied,
+/// so it never grows with time.
 #[derive(Default)]
 struct PassageCuts {
     by_content: HashMap<(String, Kind, u32), std::sync::Arc<passages::PassageCut>>,
+    /// Look-ups since the byte budget was last checked.
+    since_check: usize,
 }
 
 impl PassageCuts {
     const MAX_FILES: usize = 4096;
+    const MAX_BYTES: usize = 48 << 20;
 
     fn get(&mut self, text: &str, kind: Kind, head_end_line: u32) -> std::sync::Arc<passages::PassageCut> {
+        // the terms of a cut fill in as packs score it, so the budget is checked now and then
+        self.since_check += 1;
+        if self.since_check >= 64 {
+            self.since_check = 0;
+            if self.heap_bytes() > Self::MAX_BYTES {
+                self.by_content.clear();
+            }
+        }
         let key = (fsio::content_hash(text), kind, head_end_line);
         if let Some(cuts) = self.by_content.get(&key) {
             return cuts.clone();
@@ -195,6 +207,10 @@ impl PassageCuts {
         let cuts = std::sync::Arc::new(passages::PassageCut::new(text, kind, head_end_line));
         self.by_content.insert(key, cuts.clone());
         cuts
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.by_content.iter().map(|((hash, _, _), cut)| hash.len() + cut.heap_bytes()).sum()
     }
 }
 

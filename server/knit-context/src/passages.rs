@@ -13,6 +13,8 @@
 //! Pure: text in, ranges out. Line numbers are 1-based and inclusive.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use crate::analysis;
 use crate::classify::Kind;
@@ -242,14 +244,26 @@ pub fn best_passages(text: &str, kind: Kind, head_end_line: u32, terms: &[(Strin
     best_passages_of(text, &PassageCut::new(text, kind, head_end_line), terms, stats)
 }
 
-/// The passages [`split`] cuts from one text, with the byte range of each: what passage
-/// scoring needs besides the query, so a pack can keep it per file content and neither
-/// scan a file's declarations nor find its line starts again for every pack.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The passages [`split`] cuts from one text, with the byte range of each, and each
+/// passage's terms once a pack has scored it exactly: what passage scoring needs besides
+/// the query. A pack keeps it per file content (the same candidates come back pack after
+/// pack), so a file's declarations are scanned, its line starts found and a passage
+/// tokenized once, not at every pack.
+#[derive(Debug)]
 pub struct PassageCut {
     pub passages: Vec<Passage>,
     /// Per passage, its bytes in the text: from its first line's start to the next line's.
     pub bytes: Vec<(usize, usize)>,
+    terms: Vec<OnceLock<PassageTerms>>,
+    /// Approximate heap bytes of the terms filled in so far (the keeper's budget).
+    filled_bytes: AtomicUsize,
+}
+
+/// A passage's terms as the index counts them: how many, and each distinct one's count.
+#[derive(Debug, Default)]
+struct PassageTerms {
+    len: u32,
+    tf: rustc_hash::FxHashMap<Box<str>, u32>,
 }
 
 impl PassageCut {
@@ -257,7 +271,7 @@ impl PassageCut {
         let passages = split(text, kind, head_end_line);
         let mut line_starts = vec![0usize];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        let bytes = passages
+        let bytes: Vec<(usize, usize)> = passages
             .iter()
             .map(|p| {
                 let from = line_starts.get(p.start_line.saturating_sub(1) as usize).copied().unwrap_or(text.len());
@@ -265,7 +279,33 @@ impl PassageCut {
                 (from, to)
             })
             .collect();
-        PassageCut { passages, bytes }
+        let terms = bytes.iter().map(|_| OnceLock::new()).collect();
+        PassageCut { passages, bytes, terms, filled_bytes: AtomicUsize::new(0) }
+    }
+
+    /// Heap bytes this cut holds, about (passages and the terms filled in so far).
+    pub fn heap_bytes(&self) -> usize {
+        self.passages.len() * (std::mem::size_of::<Passage>() + 2 * std::mem::size_of::<usize>() + std::mem::size_of::<OnceLock<PassageTerms>>()) + self.filled_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Passage `p`'s terms, tokenized from `text` (the text this cut was made of) the first
+    /// time they are asked for.
+    fn terms_of(&self, text: &str, p: usize) -> &PassageTerms {
+        self.terms[p].get_or_init(|| {
+            let mut terms = PassageTerms::default();
+            analysis::for_each_term_ref(text.get(self.bytes[p].0..self.bytes[p].1).unwrap_or(""), |t| {
+                terms.len += 1;
+                match terms.tf.get_mut(t.term) {
+                    Some(count) => *count += 1,
+                    None => {
+                        terms.tf.insert(t.term.into(), 1);
+                    }
+                }
+            });
+            let bytes: usize = terms.tf.keys().map(|k| k.len() + 32).sum();
+            self.filled_bytes.fetch_add(bytes, Ordering::Relaxed);
+            terms
+        })
     }
 }
 
@@ -278,11 +318,10 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
     if wanted.is_empty() {
         return detail;
     }
-    let slice = |p: usize| -> &str { text.get(cut.bytes[p].0..cut.bytes[p].1).unwrap_or("") };
     let n_terms = terms.len();
     // Exact scoring tokenizes a passage; most of a large file's passages cannot win, so
     // they are bounded first from substring counts and tokenized only while they could.
-    let counts = probe_counts(text, &cut.bytes, terms.len(), stats);
+    let counts = probe_counts(text, cut, terms, &wanted, stats);
     let saturation = |tf: f32, norm: f32| tf * (K1 + 1.0) / (tf + K1 * norm);
     // Upper bound of a passage's score: every probe hit a real occurrence, and the
     // shortest length normalisation (a passage cannot be shorter than zero terms).
@@ -299,14 +338,10 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
         exact
             .entry(p)
             .or_insert_with(|| {
-                let mut tf = vec![0u32; n_terms];
-                let mut len = 0u32;
-                analysis::for_each_term_ref(slice(p), |t| {
-                    len += 1;
-                    if let Some(&i) = wanted.get(t.term) {
-                        tf[i] += 1;
-                    }
-                });
+                let passage_terms = cut.terms_of(text, p);
+                let len = passage_terms.len;
+                // a term listed twice counts at the index `wanted` keeps for it, as before
+                let tf: Vec<u32> = terms.iter().enumerate().map(|(i, (term, _))| if wanted.get(term.as_str()) == Some(&i) { passage_terms.tf.get(term.as_str()).copied().unwrap_or(0) } else { 0 }).collect();
                 let norm = 1.0 - PASSAGE_B + PASSAGE_B * len as f32 / stats.avg_len.max(1.0);
                 let score = (0..n_terms).filter(|&t| tf[t] > 0).map(|t| terms[t].1 * stats.idf[t] * saturation(tf[t] as f32, norm)).sum();
                 (score, tf)
@@ -358,19 +393,28 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
     detail
 }
 
-/// Per passage and term (row-major, `passages × terms`), how often the term's probe
-/// occurs in the passage, ASCII case ignored: an upper bound of the term's frequency
-/// there (see [`PassageStats::new`]). `bytes` are the passages' byte ranges (ordered,
-/// disjoint). Terms without IDF count 0; `None` when the terms have no probes (not ASCII).
-fn probe_counts(text: &str, bytes: &[(usize, usize)], n_terms: usize, stats: &PassageStats) -> Option<Vec<u32>> {
+/// Per passage and term (row-major, `passages × terms`), an upper bound of the term's
+/// frequency in the passage: the exact count where the cut already holds the passage's
+/// terms, else how often the term's probe occurs in it, ASCII case ignored (see
+/// [`PassageStats::new`]). Terms without IDF (not in `wanted` at their index) count 0;
+/// `None` when the terms have no probes (not ASCII).
+fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], wanted: &rustc_hash::FxHashMap<&str, usize>, stats: &PassageStats) -> Option<Vec<u32>> {
     let probes = stats.probes.as_ref()?;
-    let mut counts = vec![0u32; bytes.len() * n_terms];
+    let n_terms = terms.len();
+    let mut counts = vec![0u32; cut.bytes.len() * n_terms];
     let Some(matcher) = &probes.matcher else { return Some(counts) };
-    // One pass for every term; overlapping, so a probe inside another's match still counts.
-    for found in matcher.find_overlapping_iter(text) {
-        // bytes between passages (blank edges) hold nothing
-        let p = bytes.partition_point(|&(_, end)| end <= found.start());
-        if bytes.get(p).is_some_and(|&(start, _)| start <= found.start()) {
+    for (p, &(start, end)) in cut.bytes.iter().enumerate() {
+        if let Some(known) = cut.terms[p].get() {
+            for (t, (term, _)) in terms.iter().enumerate() {
+                if wanted.get(term.as_str()) == Some(&t) {
+                    counts[p * n_terms + t] = known.tf.get(term.as_str()).copied().unwrap_or(0);
+                }
+            }
+            continue;
+        }
+        // overlapping, so a probe inside another's match still counts; no term spans a
+        // line end, so a passage's matches lie inside its bytes
+        for found in matcher.find_overlapping_iter(text.get(start..end).unwrap_or("")) {
             counts[p * n_terms + probes.term_of[found.pattern().as_usize()]] += 1;
         }
     }
@@ -490,7 +534,17 @@ mod tests {
             let terms: Vec<(String, f32)> = vocabulary.iter().map(|t| (t.to_string(), 1.0 + (next() % 3) as f32)).collect();
             let idf: Vec<f32> = (0..terms.len()).map(|i| if round % 5 == 0 && i == 1 { 0.0 } else { 0.5 + (next() % 4) as f32 }).collect();
             let stats = PassageStats::new(&terms, idf, 6.0);
-            assert_eq!(best_passages(&text, Kind::Code, 0, &terms, &stats), best_passages_by_brute_force(&text, Kind::Code, &terms, &stats), "round {round}:\n{text}");
+            let expected = best_passages_by_brute_force(&text, Kind::Code, &terms, &stats);
+            assert_eq!(best_passages(&text, Kind::Code, 0, &terms, &stats), expected, "round {round}:\n{text}");
+            // a kept cut scores from the terms an earlier pack tokenized: the same answer,
+            // for the same query and for another one
+            let cut = PassageCut::new(&text, Kind::Code, 0);
+            let empty = cut.heap_bytes();
+            let reversed: Vec<(String, f32)> = terms.iter().rev().cloned().collect();
+            let reversed_stats = PassageStats::new(&reversed, stats.idf.iter().rev().copied().collect(), 6.0);
+            assert_eq!(best_passages_of(&text, &cut, &reversed, &reversed_stats), best_passages_by_brute_force(&text, Kind::Code, &reversed, &reversed_stats), "round {round}, reversed");
+            assert!(cut.heap_bytes() > empty, "scoring fills the cut's terms");
+            assert_eq!(best_passages_of(&text, &cut, &terms, &stats), expected, "round {round}, kept cut");
         }
     }
 
