@@ -302,7 +302,9 @@ impl PassageCut {
                     }
                 }
             });
-            let bytes: usize = terms.tf.keys().map(|k| k.len() + 32).sum();
+            // per distinct term: the boxed text with its allocation header, and the table's
+            // slot (key, count, control byte) at its load factor
+            let bytes: usize = terms.tf.keys().map(|k| k.len() + 48).sum();
             self.filled_bytes.fetch_add(bytes, Ordering::Relaxed);
             terms
         })
