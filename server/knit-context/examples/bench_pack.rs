@@ -156,8 +156,6 @@ fn rg_baseline(root: &Path, words: &[String]) -> Option<Duration> {
     (output.status.success() || output.status.code() == Some(1)).then_some(elapsed)
 }
 
-/// Opens an engine on `root` and builds its index from nothing: the engine, the wall time
-/// and the CPU-seconds it took (all threads), printed with the read-every-file baseline.
 /// Segments of the index under `cache` (one `.term` file each): how often the build wrote
 /// its term dictionaries.
 fn segment_count(cache: &Path) -> usize {
@@ -176,6 +174,8 @@ fn segment_count(cache: &Path) -> usize {
     count
 }
 
+/// Opens an engine on `root` and builds its index from nothing: the engine, the wall time
+/// and the CPU-seconds it took (all threads), printed with the read-every-file baseline.
 fn cold_index(root: &Path, options: EngineOptions, read_all: Duration) -> ContextEngine {
     let cache = options.cache_dir.clone();
     let t = Instant::now();

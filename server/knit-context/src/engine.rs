@@ -201,9 +201,7 @@ impl PassageCuts {
         if let Some(cuts) = self.by_content.get(&key) {
             return cuts.clone();
         }
-        if self.by_content.len() >= Self::MAX_FILES {
-            self.by_content.clear();
-        }
+        make_room(&mut self.by_content, Self::MAX_FILES);
         let cuts = std::sync::Arc::new(passages::PassageCut::new(text, kind, head_end_line));
         self.by_content.insert(key, cuts.clone());
         cuts
@@ -216,6 +214,15 @@ impl PassageCuts {
 
 /// Focused contents whose declared names are kept (a parse each otherwise).
 const FOCUS_DECLS_KEPT: usize = 64;
+
+/// Before one more entry goes into a by-content keeper: empties it when it holds `max`.
+/// Emptying, not evicting one by one: what packs use comes back within a pack or two, and
+/// the keeper stays a plain map.
+fn make_room<K, V>(keeper: &mut HashMap<K, V>, max: usize) {
+    if keeper.len() >= max {
+        keeper.clear();
+    }
+}
 
 /// Lexical hits considered for fusion and tiers (beyond the pack's limit: a hit ranked
 /// 30th by words may be first by co-change).
@@ -454,9 +461,7 @@ impl ContextEngine {
         if let Some(names) = self.focus_decls.get(&key) {
             return names.clone();
         }
-        if self.focus_decls.len() >= FOCUS_DECLS_KEPT {
-            self.focus_decls.clear();
-        }
+        make_room(&mut self.focus_decls, FOCUS_DECLS_KEPT);
         let names = crate::symbols::exact_declared_names(path, text);
         self.focus_decls.insert(key, names.clone());
         names

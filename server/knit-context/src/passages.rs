@@ -266,6 +266,22 @@ struct PassageTerms {
     tf: rustc_hash::FxHashMap<Box<str>, u32>,
 }
 
+impl PassageTerms {
+    /// The count of query term `t`; 0 unless `wanted` scores it at that index (a term
+    /// without IDF, or one listed twice, counts once, where `wanted` keeps it).
+    fn count_of(&self, terms: &[(String, f32)], wanted: &Wanted<'_>, t: usize) -> u32 {
+        let term = terms[t].0.as_str();
+        if wanted.get(term) == Some(&t) {
+            self.tf.get(term).copied().unwrap_or(0)
+        } else {
+            0
+        }
+    }
+}
+
+/// The query terms that can score (IDF above 0), each at its index in the query.
+type Wanted<'a> = rustc_hash::FxHashMap<&'a str, usize>;
+
 impl PassageCut {
     pub fn new(text: &str, kind: Kind, head_end_line: u32) -> PassageCut {
         let passages = split(text, kind, head_end_line);
@@ -315,8 +331,7 @@ impl PassageCut {
 pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], stats: &PassageStats) -> PassageDetail {
     let passages = &cut.passages[..];
     let mut detail = PassageDetail { deepest: vec![None; terms.len()], ..Default::default() };
-    // looked up for every token of every passage scored exactly: Fx, not SipHash
-    let wanted: rustc_hash::FxHashMap<&str, usize> = terms.iter().enumerate().filter(|(i, _)| stats.idf.get(*i).is_some_and(|&v| v > 0.0)).map(|(i, (t, _))| (t.as_str(), i)).collect();
+    let wanted: Wanted<'_> = terms.iter().enumerate().filter(|(i, _)| stats.idf.get(*i).is_some_and(|&v| v > 0.0)).map(|(i, (t, _))| (t.as_str(), i)).collect();
     if wanted.is_empty() {
         return detail;
     }
@@ -342,8 +357,7 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
             .or_insert_with(|| {
                 let passage_terms = cut.terms_of(text, p);
                 let len = passage_terms.len;
-                // a term listed twice counts at the index `wanted` keeps for it, as before
-                let tf: Vec<u32> = terms.iter().enumerate().map(|(i, (term, _))| if wanted.get(term.as_str()) == Some(&i) { passage_terms.tf.get(term.as_str()).copied().unwrap_or(0) } else { 0 }).collect();
+                let tf: Vec<u32> = (0..n_terms).map(|t| passage_terms.count_of(terms, &wanted, t)).collect();
                 let norm = 1.0 - PASSAGE_B + PASSAGE_B * len as f32 / stats.avg_len.max(1.0);
                 let score = (0..n_terms).filter(|&t| tf[t] > 0).map(|t| terms[t].1 * stats.idf[t] * saturation(tf[t] as f32, norm)).sum();
                 (score, tf)
@@ -400,17 +414,15 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
 /// terms, else how often the term's probe occurs in it, ASCII case ignored (see
 /// [`PassageStats::new`]). Terms without IDF (not in `wanted` at their index) count 0;
 /// `None` when the terms have no probes (not ASCII).
-fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], wanted: &rustc_hash::FxHashMap<&str, usize>, stats: &PassageStats) -> Option<Vec<u32>> {
+fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], wanted: &Wanted<'_>, stats: &PassageStats) -> Option<Vec<u32>> {
     let probes = stats.probes.as_ref()?;
     let n_terms = terms.len();
     let mut counts = vec![0u32; cut.bytes.len() * n_terms];
     let Some(matcher) = &probes.matcher else { return Some(counts) };
     for (p, &(start, end)) in cut.bytes.iter().enumerate() {
         if let Some(known) = cut.terms[p].get() {
-            for (t, (term, _)) in terms.iter().enumerate() {
-                if wanted.get(term.as_str()) == Some(&t) {
-                    counts[p * n_terms + t] = known.tf.get(term.as_str()).copied().unwrap_or(0);
-                }
+            for t in 0..n_terms {
+                counts[p * n_terms + t] = known.count_of(terms, wanted, t);
             }
             continue;
         }
