@@ -1,4 +1,4 @@
-//! The seed's own evaluation (shared/eval/knit-fixture/knit-eval.json), run against knit's
+//! The seed's own evaluation (fixtures/context/seed-eval/knit-eval.json), run against knit's
 //! real pipeline: each corpus is written to a temp workspace, indexed, and queried through
 //! `ContextEngine`. Report: `cargo test -p knit-context --test seed_eval -- --nocapture`.
 //!

@@ -62,11 +62,11 @@ pub fn pack(engine: &mut ContextEngine, params: &PackParams) -> PackResult {
 }
 
 pub fn eval_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/eval/knit-fixture/knit-eval.json")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/context/seed-eval/knit-eval.json")
 }
 
 pub fn eval_json() -> serde_json::Value {
-    let bytes = std::fs::read(eval_path()).expect("the seed's eval data sits beside the checkout (shared/eval/knit-fixture/knit-eval.json)");
+    let bytes = std::fs::read(eval_path()).expect("the seed's eval data (fixtures/context/seed-eval/knit-eval.json)");
     serde_json::from_slice(&bytes).expect("eval json parses")
 }
 
