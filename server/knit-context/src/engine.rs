@@ -231,6 +231,12 @@ const LEXICAL_DEPTH: usize = 40;
 /// Files prepared (read and analysed) at a time during a scan: bounds peak memory.
 const PREPARE_BATCH: usize = 256;
 
+/// The co-change history's cache file, beside the index. Its version moves whenever the
+/// stored form changes meaning (v3: older commits' paths under their newest names), so a
+/// cache from an older knit is never read as if it were current; older files are removed.
+const HISTORY_CACHE: &str = "history-v3.bin";
+const OLD_HISTORY_CACHES: [&str; 2] = ["history-v1.bin", "history-v2.bin"];
+
 fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
@@ -421,7 +427,11 @@ impl ContextEngine {
             self.history_note = None;
             return;
         };
-        let cache = self.index_dir.with_file_name("history-v2.bin");
+        let cache = self.index_dir.with_file_name(HISTORY_CACHE);
+        for old in OLD_HISTORY_CACHES {
+            // Best effort: a leftover older cache is only wasted space.
+            let _ = fsio::remove_own_file(&self.index_dir.with_file_name(old));
+        }
         let previous = match self.cochange.take() {
             Some(cc) => Some(cc.into_history()),
             None => History::load(&cache),

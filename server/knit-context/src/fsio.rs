@@ -134,6 +134,11 @@ pub fn remove_dir_all_if_exists(dir: &Path) -> Result<()> {
     wsfiles::own_remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))
 }
 
+/// Removes one of the engine's own files (a cache in an older format); absent is fine.
+pub fn remove_own_file(path: &Path) -> Result<()> {
+    wsfiles::own_remove_file(path).with_context(|| format!("removing {}", path.display()))
+}
+
 pub fn content_hash(text: &str) -> String {
     blake3::hash(text.as_bytes()).to_hex()[..32].to_string()
 }

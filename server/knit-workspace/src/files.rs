@@ -436,6 +436,15 @@ pub fn own_remove_dir_all(dir: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Removes one of knit's own files (a cache an older knit left); absent is fine. A
+/// symlink is removed, never followed.
+pub fn own_remove_file(path: &Path) -> std::io::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// The real path of `p` (symlinks resolved), or `p` itself when it cannot be resolved
 /// (absent, unreadable): for naming a path, never for opening one — opens go through
 /// [`Confined`], which refuses what escapes the root whatever this returns.

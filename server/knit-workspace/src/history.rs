@@ -9,6 +9,15 @@
 //! stops at its boundary (the boundary commit's own diff is unknown and is skipped); a
 //! folder that is not in a repository is an error the caller turns into a degraded pack.
 //!
+//! Renames are followed: a commit that deletes one path and adds another with the same
+//! content, or the only deleted and added files sharing a file name (or, failing that, a
+//! name stem), moved the file; older commits are recorded under its newest name, as
+//! `git log --follow` would show them. Without it a reorganised tree (a module moved to
+//! a new folder, `.js` turned into `.ts`) starts with no history at all, and the files it
+//! changes with are lost to co-change. Renames are read from every commit, including
+//! those dropped for size, since mass moves are exactly such commits (diffs over
+//! [`RENAME_SCAN_CHANGES`] changes are not scanned).
+//!
 //! [`History::update`] moves an existing history to a new HEAD by walking only the new
 //! commits when the old HEAD is an ancestor; otherwise it rebuilds.
 
@@ -47,6 +56,13 @@ pub struct CommitFiles {
 /// Subject lines are cut to this many characters.
 pub const MAX_SUBJECT_CHARS: usize = 200;
 
+/// A commit with more changed entries than this is not scanned for renames (a vendored
+/// tree or generated sweep of that size is not worth a full diff).
+pub const RENAME_SCAN_CHANGES: usize = 20_000;
+
+/// Longest chain of renames followed from one path (a bound against cycles).
+const MAX_RENAME_CHAIN: usize = 32;
+
 /// The recent history of the workspace, newest commit first.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct History {
@@ -77,7 +93,7 @@ impl History {
         let mut reader = Reader::new(&repo, &prefix, limits);
         let mut index: HashMap<String, u32> = HashMap::new();
         reader.walk(head, None, |c, files| {
-            let ids = files.into_iter().map(|p| intern(&mut h.paths, &mut index, p)).collect();
+            let ids = interned(&mut h.paths, &mut index, files);
             h.commits.push(CommitFiles { id: c.0, time: c.1, files: ids, subject: c.2 });
         })?;
         h.walked = reader.walked;
@@ -107,11 +123,20 @@ impl History {
         let mut paths = self.paths;
         let mut fresh = Vec::new();
         reader.walk(head, Some(old), |c, files| {
-            let ids = files.into_iter().map(|p| intern(&mut paths, &mut index, p)).collect();
+            let ids = interned(&mut paths, &mut index, files);
             fresh.push(CommitFiles { id: c.0, time: c.1, files: ids, subject: c.2 });
         })?;
         let walked = reader.walked + self.walked;
-        fresh.extend(self.commits);
+        // The new commits' renames apply to every older commit: re-name their files.
+        let mut older = self.commits;
+        if !reader.renames.is_empty() {
+            let renamed: Vec<Option<String>> = paths.iter().map(|p| reader.renames.get(p).map(|_| reader.renames.resolve(p))).collect();
+            for c in &mut older {
+                let files: Vec<String> = c.files.iter().map(|&i| renamed.get(i as usize).cloned().flatten().unwrap_or_else(|| paths[i as usize].clone())).collect();
+                c.files = interned(&mut paths, &mut index, files);
+            }
+        }
+        fresh.extend(older);
         let truncated = self.truncated || fresh.len() > limits.max_commits;
         fresh.truncate(limits.max_commits);
         Ok(History {
@@ -152,6 +177,19 @@ impl History {
     }
 }
 
+/// The ids of `files`, each once (a commit that renamed a file lists both of its names,
+/// which now resolve to one).
+fn interned(paths: &mut Vec<String>, index: &mut HashMap<String, u32>, files: Vec<String>) -> Vec<u32> {
+    let mut ids: Vec<u32> = Vec::with_capacity(files.len());
+    for p in files {
+        let id = intern(paths, index, p);
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
+}
+
 fn intern(paths: &mut Vec<String>, index: &mut HashMap<String, u32>, p: String) -> u32 {
     if let Some(&i) = index.get(&p) {
         return i;
@@ -187,15 +225,18 @@ struct Reader<'r> {
     walked: usize,
     shallow: bool,
     truncated: bool,
+    /// Renames met so far (older name → newer name), applied to every older commit.
+    renames: Renames,
 }
 
 impl<'r> Reader<'r> {
     fn new(repo: &'r gix::Repository, prefix: &'r str, limits: HistoryLimits) -> Self {
-        Reader { repo, prefix, limits, walked: 0, shallow: false, truncated: false }
+        Reader { repo, prefix, limits, walked: 0, shallow: false, truncated: false, renames: Renames::default() }
     }
 
     /// Walks non-merge commits from `tip` newest first (stopping at `hide` and its
-    /// ancestors), calling `sink` with (id, time) and the workspace paths each changed.
+    /// ancestors), calling `sink` with (id, time) and the workspace paths each changed,
+    /// each under its newest name.
     fn walk(&mut self, tip: gix::ObjectId, hide: Option<gix::ObjectId>, mut sink: impl FnMut((String, i64, String), Vec<String>)) -> Result<(), String> {
         let mut platform = self.repo.rev_walk([tip]).sorting(gix::revision::walk::Sorting::ByCommitTime(Default::default()));
         if let Some(h) = hide {
@@ -234,6 +275,14 @@ impl<'r> Reader<'r> {
                 &self.repo.objects,
                 &mut visit,
             );
+            if !visit.too_big_for_renames {
+                let in_workspace = |list: Vec<(BString, gix::ObjectId)>| -> Vec<(String, gix::ObjectId)> {
+                    list.into_iter().filter_map(|(p, id)| Some((String::from_utf8(p.into()).ok()?.strip_prefix(self.prefix)?.to_string(), id))).collect()
+                };
+                for (older, newer) in pair_renames(&in_workspace(visit.deleted), &in_workspace(visit.added)) {
+                    self.renames.record(older, newer);
+                }
+            }
             if visit.over_limit {
                 continue;
             }
@@ -243,6 +292,7 @@ impl<'r> Reader<'r> {
                 .into_iter()
                 .filter_map(|p| String::from_utf8(p.into()).ok())
                 .filter_map(|p| p.strip_prefix(self.prefix).map(str::to_string))
+                .map(|p| self.renames.resolve(&p))
                 .collect();
             let time = commit.time().map(|t| t.seconds).unwrap_or(0);
             let subject: String = commit
@@ -259,19 +309,34 @@ impl<'r> Reader<'r> {
     }
 }
 
-/// A tree-diff delegate that keeps the paths of changed files (not folders) and stops
-/// as soon as a commit touches more than the limit.
+/// A tree-diff delegate that keeps the paths of changed files (not folders) up to the
+/// limit, and every added and deleted file with its blob id (for renames) up to
+/// [`RENAME_SCAN_CHANGES`] changes, where it stops.
 struct ChangedPaths {
     limit: usize,
     over_limit: bool,
+    too_big_for_renames: bool,
+    changes: usize,
     paths: Vec<BString>,
+    added: Vec<(BString, gix::ObjectId)>,
+    deleted: Vec<(BString, gix::ObjectId)>,
     path: BString,
     queue: VecDeque<BString>,
 }
 
 impl ChangedPaths {
     fn new(limit: usize) -> Self {
-        ChangedPaths { limit, over_limit: false, paths: Vec::new(), path: BString::default(), queue: VecDeque::new() }
+        ChangedPaths {
+            limit,
+            over_limit: false,
+            too_big_for_renames: false,
+            changes: 0,
+            paths: Vec::new(),
+            added: Vec::new(),
+            deleted: Vec::new(),
+            path: BString::default(),
+            queue: VecDeque::new(),
+        }
     }
 
     fn push(&mut self, name: &BStr) {
@@ -311,12 +376,135 @@ impl gix::diff::tree::Visit for ChangedPaths {
         if mode.is_tree() || mode.is_commit() {
             return ControlFlow::Continue(());
         }
-        self.paths.push(self.path.clone());
-        if self.paths.len() > self.limit {
+        self.changes += 1;
+        if self.changes > RENAME_SCAN_CHANGES {
+            self.too_big_for_renames = true;
             self.over_limit = true;
             return ControlFlow::Break(());
         }
+        match change {
+            gix::diff::tree::visit::Change::Addition { oid, .. } => self.added.push((self.path.clone(), oid)),
+            gix::diff::tree::visit::Change::Deletion { oid, .. } => self.deleted.push((self.path.clone(), oid)),
+            gix::diff::tree::visit::Change::Modification { .. } => {}
+        }
+        if !self.over_limit {
+            self.paths.push(self.path.clone());
+            if self.paths.len() > self.limit {
+                self.over_limit = true;
+                self.paths.clear();
+            }
+        }
         ControlFlow::Continue(())
+    }
+}
+
+/// Older name → newer name, from the renames met walking newest first.
+#[derive(Debug, Default)]
+struct Renames {
+    newer: HashMap<String, String>,
+}
+
+impl Renames {
+    fn is_empty(&self) -> bool {
+        self.newer.is_empty()
+    }
+
+    fn get(&self, path: &str) -> Option<&String> {
+        self.newer.get(path)
+    }
+
+    /// The newest name of `path` (itself when it was never renamed).
+    fn resolve(&self, path: &str) -> String {
+        let mut current = path;
+        for _ in 0..MAX_RENAME_CHAIN {
+            match self.newer.get(current) {
+                Some(next) if next != current => current = next,
+                _ => break,
+            }
+        }
+        current.to_string()
+    }
+
+    /// `older` became `newer` in a commit older than every one recorded so far, so it
+    /// governs every commit still to come (an earlier-recorded rename of the same name was
+    /// a later move of a name reused since). A rename back to a name's newest self is a
+    /// no-op (a file moved away and back).
+    fn record(&mut self, older: String, newer: String) {
+        let target = self.resolve(&newer);
+        if target == older {
+            self.newer.remove(&older);
+        } else {
+            self.newer.insert(older, target);
+        }
+    }
+}
+
+/// The renames one commit made: each deleted path paired with an added one holding the
+/// same content (when several hold it, the one with the same file name), then the only
+/// deleted and added files sharing a file name, then the only ones sharing a name stem
+/// (`index.js` → `source/index.ts`). Each path pairs once.
+fn pair_renames(deleted: &[(String, gix::ObjectId)], added: &[(String, gix::ObjectId)]) -> Vec<(String, String)> {
+    if deleted.is_empty() || added.is_empty() {
+        return Vec::new();
+    }
+    let mut pairs = Vec::new();
+    let mut deleted_left = vec![true; deleted.len()];
+    let mut added_left = vec![true; added.len()];
+    let mut by_content: HashMap<gix::ObjectId, Vec<usize>> = HashMap::new();
+    for (i, (_, id)) in added.iter().enumerate() {
+        by_content.entry(*id).or_default().push(i);
+    }
+    for (d, (old, id)) in deleted.iter().enumerate() {
+        let Some(candidates) = by_content.get_mut(id) else { continue };
+        // Identical content shared by several added files (empty `__init__.py`s, licence
+        // copies) pairs only with the same file name, or when just one is left.
+        let open: Vec<usize> = (0..candidates.len()).filter(|&i| added_left[candidates[i]]).collect();
+        let same_name = open.iter().copied().find(|&i| file_name(&added[candidates[i]].0) == file_name(old));
+        let pick = same_name.or(if open.len() == 1 { Some(open[0]) } else { None });
+        if let Some(pos) = pick {
+            let a = candidates.remove(pos);
+            added_left[a] = false;
+            deleted_left[d] = false;
+            pairs.push((old.clone(), added[a].0.clone()));
+        }
+    }
+    for key in [file_name as fn(&str) -> &str, name_stem] {
+        let mut deleted_by: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (d, (old, _)) in deleted.iter().enumerate().filter(|(d, _)| deleted_left[*d]) {
+            deleted_by.entry(key(old)).or_default().push(d);
+        }
+        let mut added_by: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (a, (new, _)) in added.iter().enumerate().filter(|(a, _)| added_left[*a]) {
+            added_by.entry(key(new)).or_default().push(a);
+        }
+        let mut found: Vec<(usize, usize)> = deleted_by
+            .iter()
+            .filter(|(k, ds)| !k.is_empty() && ds.len() == 1)
+            .filter_map(|(k, ds)| match added_by.get(k).map(Vec::as_slice) {
+                Some([a]) => Some((ds[0], *a)),
+                _ => None,
+            })
+            .collect();
+        found.sort_unstable();
+        for (d, a) in found {
+            deleted_left[d] = false;
+            added_left[a] = false;
+            pairs.push((deleted[d].0.clone(), added[a].0.clone()));
+        }
+    }
+    pairs
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The file name without its last extension (`index.test.ts` → `index.test`).
+fn name_stem(path: &str) -> &str {
+    let name = file_name(path);
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => &name[..dot],
+        _ => name,
     }
 }
 
@@ -382,6 +570,75 @@ mod tests {
         bytes[last] ^= 1;
         std::fs::write(&cache, bytes).unwrap();
         assert_eq!(History::load(&cache), None);
+    }
+
+    fn named(h: &History) -> Vec<Vec<String>> {
+        h.commits.iter().map(|c| c.files.iter().map(|&i| h.path(i).to_string()).collect()).collect()
+    }
+
+    #[test]
+    fn older_commits_are_recorded_under_a_renamed_files_newest_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        commit(root, &[("lib/a.js", "a1"), ("lib/b.js", "b1"), ("lib/util.js", "u1")], "one");
+        commit(root, &[("lib/a.js", "a2"), ("lib/b.js", "b2")], "two");
+        // A pure move (same content), a move with an edit (same file name), and a
+        // conversion (same stem, new extension), in one commit.
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        git(root, &["mv", "lib/a.js", "src/a.js"]);
+        git(root, &["mv", "lib/b.js", "src/b.js"]);
+        git(root, &["mv", "lib/util.js", "src/util.ts"]);
+        commit(root, &[("src/b.js", "b3 edited"), ("src/util.ts", "u3 typed")], "move");
+        let limits = HistoryLimits::default();
+        let h = History::read(root, limits).unwrap();
+        let expected = vec![vec!["src/a.js", "src/b.js", "src/util.ts"], vec!["src/a.js", "src/b.js"], vec!["src/a.js", "src/b.js", "src/util.ts"]];
+        let mut got = named(&h);
+        for list in got.iter_mut() {
+            list.sort();
+        }
+        assert_eq!(got, expected.iter().map(|l| l.iter().map(|s| s.to_string()).collect::<Vec<_>>()).collect::<Vec<_>>());
+
+        // A mass move over the size limit is dropped as a commit, yet its renames apply;
+        // an incremental update re-names what was read before it.
+        let before = h.clone();
+        for i in 0..60 {
+            commit(root, &[(&format!("gen/g{i}.ts"), "x")], "gen");
+        }
+        let h = before.clone().update(root, limits).unwrap();
+        git(root, &["mv", "src", "pkg"]);
+        git(root, &["mv", "gen", "pkg/gen"]);
+        commit(root, &[], "mass move");
+        let moved = h.clone().update(root, limits).unwrap();
+        let fresh = History::read(root, limits).unwrap();
+        assert_eq!(named(&moved), named(&fresh), "incremental equals a fresh read");
+        assert_eq!(fresh.walked, 64);
+        let oldest = fresh.commits.last().unwrap();
+        let mut oldest_files: Vec<&str> = oldest.files.iter().map(|&i| fresh.path(i)).collect();
+        oldest_files.sort();
+        assert_eq!(oldest_files, vec!["pkg/a.js", "pkg/b.js", "pkg/util.ts"]);
+        assert_eq!(named(&fresh)[0], vec!["pkg/gen/g59.ts".to_string()], "the newest kept commit, under its new name");
+    }
+
+    #[test]
+    fn renames_pair_by_content_then_unique_name_then_unique_stem() {
+        let id = |b: u8| gix::ObjectId::from_bytes_or_panic(&[b; 20]);
+        let deleted = vec![("a/x.ts".to_string(), id(1)), ("a/index.ts".to_string(), id(2)), ("b/index.ts".to_string(), id(3)), ("a/conv.js".to_string(), id(4))];
+        let added = vec![("c/y.ts".to_string(), id(1)), ("c/index.ts".to_string(), id(9)), ("d/index.ts".to_string(), id(8)), ("c/conv.ts".to_string(), id(7))];
+        let pairs = pair_renames(&deleted, &added);
+        // x.ts → y.ts by content; the two index.ts are ambiguous and stay unpaired.
+        assert_eq!(pairs, vec![("a/x.ts".to_string(), "c/y.ts".to_string()), ("a/conv.js".to_string(), "c/conv.ts".to_string())]);
+        // Two empty files moved at once pair by file name, not by the order they came in.
+        let empty = id(0);
+        let deleted = vec![("p/__init__.py".to_string(), empty), ("p/py.typed".to_string(), empty)];
+        let added = vec![("q/py.typed".to_string(), empty), ("q/__init__.py".to_string(), empty), ("r/__init__.py".to_string(), empty)];
+        assert_eq!(pair_renames(&deleted, &added), vec![("p/__init__.py".to_string(), "q/__init__.py".to_string()), ("p/py.typed".to_string(), "q/py.typed".to_string())]);
+        let mut r = Renames::default();
+        r.record("b".into(), "c".into());
+        r.record("a".into(), "b".into());
+        assert_eq!(r.resolve("a"), "c");
+        r.record("c".into(), "a".into()); // moved away and back: no cycle
+        assert_eq!(r.resolve("c"), "c");
     }
 
     #[test]
