@@ -130,10 +130,20 @@ impl History {
         // The new commits' renames apply to every older commit: re-name their files.
         let mut older = self.commits;
         if !reader.renames.is_empty() {
-            let renamed: Vec<Option<String>> = paths.iter().map(|p| reader.renames.get(p).map(|_| reader.renames.resolve(p))).collect();
+            // Each known path's id under its newest name, worked out once, not per commit.
+            let known = paths.len();
+            let newest: Vec<u32> = (0..known).map(|i| {
+                let name = reader.renames.resolve(&paths[i]);
+                if name == paths[i] { i as u32 } else { intern(&mut paths, &mut index, name) }
+            }).collect();
             for c in &mut older {
-                let files: Vec<String> = c.files.iter().map(|&i| renamed.get(i as usize).cloned().flatten().unwrap_or_else(|| paths[i as usize].clone())).collect();
-                c.files = interned(&mut paths, &mut index, files);
+                let mut ids: Vec<u32> = Vec::with_capacity(c.files.len());
+                for id in c.files.iter().map(|&i| newest[i as usize]) {
+                    if !ids.contains(&id) {
+                        ids.push(id);
+                    }
+                }
+                c.files = ids;
             }
         }
         fresh.extend(older);
@@ -407,10 +417,6 @@ struct Renames {
 impl Renames {
     fn is_empty(&self) -> bool {
         self.newer.is_empty()
-    }
-
-    fn get(&self, path: &str) -> Option<&String> {
-        self.newer.get(path)
     }
 
     /// The newest name of `path` (itself when it was never renamed).
