@@ -419,6 +419,13 @@ fn pack_prints_the_context_pack_object_with_anchor_freshness() {
     for wire in ["summaryMatch", "titleMatch", "bodyMatch", "deepestHit", "changedWith"] {
         assert!(!text.contains(wire), "{wire} in:\n{text}");
     }
+    // A query word a file's path spells is a reason of its own (`pathWords` on the wire).
+    let run = |format: &str| Command::new(knit_bin()).args(["pack", "--format", format, "--query", "normalise the paths", "--root"]).arg(&root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap();
+    let pack: serde_json::Value = serde_json::from_slice(&run("json").stdout).unwrap();
+    let paths_item = ["primary", "supporting", "related", "more"].iter().flat_map(|t| pack[*t].as_array().unwrap().iter()).find(|i| i["path"] == "src/util/paths.ts").expect("paths.ts is packed");
+    assert!(paths_item["reasons"].as_array().unwrap().iter().any(|r| r == "pathWords: paths"), "{paths_item}");
+    let text = String::from_utf8_lossy(&run("human").stdout).to_string();
+    assert!(text.contains("its path spells paths") && !text.contains("pathWords"), "{text}");
 }
 
 #[test]

@@ -123,6 +123,7 @@ fn plain_reason(reason: &str) -> String {
         "pastCommit" => "past commit",
         "recent" => "recent work",
         "sameFolder" => "same folder",
+        "pathWords" => "its path spells",
         "declares" => "declares",
         "uses" => "uses",
         "mentions" => "mentions",

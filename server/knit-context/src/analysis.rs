@@ -401,6 +401,32 @@ impl CharCursor<'_> {
     }
 }
 
+/// Words of a task that may name a file: each identifier-like run of `text` lowercased, and
+/// its camelCase / snake_case parts, neither stemmed nor plural-folded (a path spells
+/// `retry`, not the term `retri`), at least 3 characters, with a letter, not a stop word;
+/// first occurrence order, at most [`MAX_PATH_WORDS`].
+pub fn path_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let keep = |word: String, out: &mut Vec<String>| {
+        if out.len() < MAX_PATH_WORDS && (3..=MAX_WORD_CHARS).contains(&word.chars().count()) && word.chars().any(char::is_alphabetic) && !is_stop_word(&word) && !out.contains(&word) {
+            out.push(word);
+        }
+    };
+    for run in text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|r| !r.is_empty()) {
+        keep(run.trim_matches('_').to_lowercase(), &mut out);
+        let parts = identifier_parts(run);
+        if parts.len() > 1 {
+            for part in parts {
+                keep(part.to_lowercase(), &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// At most this many words of a task are matched against paths.
+pub const MAX_PATH_WORDS: usize = 32;
+
 /// All index terms of `text` as strings (convenience for tests and passage scoring).
 pub fn terms_of(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -500,6 +526,12 @@ mod tests {
         assert_eq!(identifier_parts("__max__file_bytes_"), vec!["max", "file", "bytes"]);
         assert_eq!(identifier_parts("bm25"), vec!["bm25"]);
         assert_eq!(identifier_parts("ÉtatCivil"), vec!["État", "Civil"]);
+    }
+
+    #[test]
+    fn path_words_are_whole_and_split_unstemmed_and_without_short_or_stop_words() {
+        let words = path_words("Fix retries in OrderedSet_Partial (#123) for the API");
+        assert_eq!(words, ["fix", "retries", "orderedset_partial", "ordered", "set", "partial", "api"]);
     }
 
     #[test]

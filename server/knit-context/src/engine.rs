@@ -901,6 +901,8 @@ impl ContextEngine {
         let focus_text = focused_ref.and_then(|f| buffers.iter().find(|b| b.path == f)).map(|b| b.text.as_str());
         let other_open: Vec<&str> = open_paths.iter().map(String::as_str).filter(|p| Some(*p) != focused_ref).collect();
         let is_doc = |p: &str| self.index.slot_of(p).and_then(|s| self.index.record(s)).is_some_and(|r| r.kind == Kind::Doc);
+        // Only a user's own words (a query) name files; an open buffer's words are its code's.
+        let path_words: Vec<String> = if source == "openBuffers" { Vec::new() } else { text.as_deref().map(crate::analysis::path_words).unwrap_or_default() };
         let inputs = signals::Inputs {
             focus: match (focused_ref, focus_text) {
                 (Some(path), Some(text)) => Some(signals::Focus { path, text, declared: &focus_decls }),
@@ -909,6 +911,7 @@ impl ContextEngine {
             other_open,
             lexical: hits.iter().map(|h| (h.path.clone(), tiers::hit_reasons(h))).collect(),
             terms: &weighted,
+            path_words: &path_words,
             graph: &graph,
             cochange: self.cochange.as_ref(),
             symbols: &symbol_table,

@@ -29,8 +29,8 @@ const TOP_HITS_FOR_COCHANGE: usize = 3;
 /// Entries kept per signal list.
 const LIST_DEPTH: usize = 60;
 
-/// Which files declare which names (from the index records' keyword scan), and which
-/// files each folder holds.
+/// Which files declare which names (from the index records' keyword scan), which files
+/// each folder holds, and every path lowercased (for the words of a query).
 ///
 /// Compact on purpose: a workspace of 10 000 files declares some 350 000 names, and a map
 /// from each name to its files' paths took ~90 MB. Here a name is its 64-bit hash, kept
@@ -43,6 +43,10 @@ pub struct SymbolTable {
     /// `MAX_DECLARERS` files are left out (they say nothing about which file is meant).
     declared: Vec<(u64, u32)>,
     by_folder: HashMap<String, Vec<u32>>,
+    /// `paths` lowercased and joined by newlines (no path holds one), searched in one pass
+    /// for a query's words; `path_starts[i]` is where path i begins.
+    lower_paths: String,
+    path_starts: Vec<u32>,
 }
 
 fn name_hash(name: &str) -> u64 {
@@ -77,7 +81,14 @@ impl SymbolTable {
         for files in by_folder.values_mut() {
             files.sort_by(|&a, &b| paths[a as usize].cmp(&paths[b as usize]));
         }
-        SymbolTable { paths, declared: kept, by_folder }
+        let mut lower_paths = String::new();
+        let mut path_starts = Vec::with_capacity(paths.len());
+        for p in &paths {
+            path_starts.push(lower_paths.len() as u32);
+            lower_paths.push_str(&p.to_lowercase().replace('\n', " "));
+            lower_paths.push('\n');
+        }
+        SymbolTable { paths, declared: kept, by_folder, lower_paths, path_starts }
     }
 
     /// The files declaring `name` (none when more than `MAX_DECLARERS` do), by path.
@@ -85,6 +96,44 @@ impl SymbolTable {
         let h = name_hash(name);
         let start = self.declared.partition_point(|&(x, _)| x < h);
         self.declared[start..].iter().take_while(|&&(x, _)| x == h).map(|&(_, i)| self.paths[i as usize].as_str()).collect()
+    }
+
+    /// Files whose path contains any of `words` (lowercase), with the words it contains:
+    /// most words first, then the shorter path (`src/retry.ts` before
+    /// `src/retry/backoff/policy.ts`), then by path. A word in more than half of the paths
+    /// (`docs` in a docs folder, `src`) says nothing about which file is meant and is not
+    /// counted. Words after the 32nd are ignored.
+    pub fn paths_with_words<'w>(&self, words: &'w [String]) -> Vec<(&str, Vec<&'w str>)> {
+        let words = &words[..words.len().min(32)];
+        if words.is_empty() {
+            return Vec::new();
+        }
+        // One Aho-Corasick pass over every path (10 000 paths × 10 words by `contains`
+        // cost about a millisecond a pack); words hold no newline, so no match spans paths.
+        let Ok(automaton) = aho_corasick::AhoCorasick::new(words) else { return Vec::new() };
+        let mut masks = vec![0u32; self.paths.len()];
+        for m in automaton.find_overlapping_iter(&self.lower_paths) {
+            let path = self.path_starts.partition_point(|&start| start as usize <= m.start()) - 1;
+            masks[path] |= 1 << m.pattern().as_usize();
+        }
+        let mut df = [0usize; 32];
+        for &mask in &masks {
+            let mut bits = mask;
+            while bits != 0 {
+                df[bits.trailing_zeros() as usize] += 1;
+                bits &= bits - 1;
+            }
+        }
+        let telling = (0..words.len()).filter(|&i| df[i] * 2 <= self.paths.len()).fold(0u32, |m, i| m | 1 << i);
+        let mut found: Vec<(&str, Vec<&'w str>)> = Vec::new();
+        for (path, mask) in self.paths.iter().zip(masks) {
+            let mask = mask & telling;
+            if mask != 0 {
+                found.push((path.as_str(), words.iter().enumerate().filter(|(i, _)| mask & 1 << i != 0).map(|(_, w)| w.as_str()).collect()));
+            }
+        }
+        found.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.len().cmp(&b.0.len())).then(a.0.cmp(b.0)));
+        found
     }
 
     /// The files of `folder` (`""`: the root), sorted by path.
@@ -122,6 +171,9 @@ pub struct Inputs<'a> {
     pub lexical: Vec<(String, Vec<String>)>,
     /// The task's weighted terms (for matching past commits' subject lines).
     pub terms: &'a [(String, f32)],
+    /// The words of a query that may name a file ([`analysis::path_words`]); empty for
+    /// open-buffer tasks, whose words are the buffer's, not the user's.
+    pub path_words: &'a [String],
     pub graph: &'a RelationGraph,
     pub cochange: Option<&'a CoChange>,
     pub symbols: &'a SymbolTable,
@@ -161,6 +213,11 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
                 }
             }
         }
+    }
+    // Files whose path spells the task's words.
+    for (path, words) in inp.symbols.paths_with_words(inp.path_words).into_iter().filter(|(p, _)| (inp.allowed)(p)).take(LIST_DEPTH) {
+        let reason = format!("pathWords: {}", words.join(", "));
+        s.push(SignalKind::InPath, SignalHit { path: path.to_string(), reason, relation: None });
     }
     // Files changed by past commits whose subjects match the task's words.
     if let Some(cc) = inp.cochange {
@@ -365,29 +422,47 @@ mod tests {
         assert_eq!(table.in_folder("src").len(), 7);
     }
 
-    #[test]
-    fn same_folder_lists_files_sharing_the_name_stem_first_and_never_the_anchor() {
-        let records: Vec<FileRecord> = ["Sources/A/OrderedSet.swift", "Sources/A/Heap.swift", "Sources/A/OrderedSet+Hashable.swift", "Sources/A/Deque.swift", "Sources/B/OrderedSet+Codable.swift"]
-            .into_iter()
-            .map(record)
-            .collect();
+    /// The signals of a task over `paths` (no history, no graph), one of them not listable.
+    fn signals_over(paths: &[&str], focus: Option<&str>, words: &[String], not_allowed: &str) -> Signals {
+        let records: Vec<FileRecord> = paths.iter().map(|p| record(p)).collect();
         let refs: Vec<&FileRecord> = records.iter().collect();
         let symbols = SymbolTable::build(&refs);
         let graph = RelationGraph::default();
-        let allowed = |p: &str| p != "Sources/A/Heap.swift";
+        let allowed = |p: &str| p != not_allowed;
         let is_doc = |_: &str| false;
         let inputs = Inputs {
-            focus: Some(Focus { path: "Sources/A/OrderedSet.swift", text: "", declared: &[] }),
+            focus: focus.map(|path| Focus { path, text: "", declared: &[] }),
             other_open: vec![],
             lexical: vec![],
             terms: &[],
+            path_words: words,
             graph: &graph,
             cochange: None,
             symbols: &symbols,
             allowed: &allowed,
             is_doc: &is_doc,
         };
-        let s = collect(&inputs, &mut |_| Vec::new());
+        collect(&inputs, &mut |_| Vec::new())
+    }
+
+    #[test]
+    fn in_path_lists_files_spelling_most_query_words_first_then_shorter_paths() {
+        let paths = ["src/retry.ts", "src/retry/backoff.ts", "src/retry/backoff/policy.ts", "docs/Retry-Backoff.md", "src/hooks.ts", "src/retry.test.ts", "src/client.ts", "src/errors.ts", "README.md", "package.json"];
+        let words = crate::analysis::path_words("Fix retry backoff in src");
+        let s = signals_over(&paths, None, &words, "src/retry.test.ts");
+        let list: Vec<&str> = s.list(SignalKind::InPath).iter().map(|h| h.path.as_str()).collect();
+        // Two words (case folded) before one; shorter paths first; unmatched and
+        // not-allowed files never; `src`, in 8 of the 10 paths, counts for none.
+        assert_eq!(list, ["src/retry/backoff.ts", "docs/Retry-Backoff.md", "src/retry/backoff/policy.ts", "src/retry.ts"]);
+        assert_eq!(s.list(SignalKind::InPath)[0].reason, "pathWords: retry, backoff");
+        // Without words (an open-buffer task) there is no list.
+        assert!(signals_over(&paths, None, &[], "").list(SignalKind::InPath).is_empty());
+    }
+
+    #[test]
+    fn same_folder_lists_files_sharing_the_name_stem_first_and_never_the_anchor() {
+        let paths = ["Sources/A/OrderedSet.swift", "Sources/A/Heap.swift", "Sources/A/OrderedSet+Hashable.swift", "Sources/A/Deque.swift", "Sources/B/OrderedSet+Codable.swift"];
+        let s = signals_over(&paths, Some("Sources/A/OrderedSet.swift"), &[], "Sources/A/Heap.swift");
         let list: Vec<&str> = s.list(SignalKind::SameFolder).iter().map(|h| h.path.as_str()).collect();
         // Stem first; another folder's file and a file that may not be listed never appear.
         assert_eq!(list, ["Sources/A/OrderedSet+Hashable.swift", "Sources/A/Deque.swift"]);
