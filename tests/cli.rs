@@ -429,6 +429,26 @@ fn pack_prints_the_context_pack_object_with_anchor_freshness() {
 }
 
 #[test]
+fn an_open_file_pack_lists_files_elsewhere_named_like_it() {
+    let ws = Ws::new();
+    ws.write("src/retry.ts", "export function retryDelay(attempt: number) { return attempt * 100; }\n");
+    ws.write("tests/unit/retry-policy.test.ts", "it('waits', () => {});\n");
+    ws.write("docs/guides/retry.md", "# Waiting between attempts\n\nNothing here names the code.\n");
+    for (i, name) in ["client", "hooks", "errors", "options", "body", "headers"].iter().enumerate() {
+        ws.write(&format!("src/{name}.ts"), format!("export const n{i} = {i};\n"));
+    }
+    let out = ws.knit(&["pack", "--open", "src/retry.ts", "--format", "json"]);
+    let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let items: Vec<&serde_json::Value> = ["primary", "supporting", "related", "more"].iter().flat_map(|t| pack[*t].as_array().unwrap().iter()).collect();
+    for path in ["tests/unit/retry-policy.test.ts", "docs/guides/retry.md"] {
+        let item = items.iter().find(|i| i["path"] == path).unwrap_or_else(|| panic!("{path} is packed: {pack}"));
+        assert!(item["reasons"].as_array().unwrap().iter().any(|r| r == "sharesName: retry (like retry.ts)"), "{item}");
+    }
+    let text = String::from_utf8_lossy(&ws.knit(&["pack", "--open", "src/retry.ts"]).stdout).to_string();
+    assert!(text.contains("shares name words retry (like retry.ts)") && !text.contains("sharesName"), "{text}");
+}
+
+#[test]
 fn recording_a_paired_doc_does_not_make_anchors_to_it_stale() {
     let ws = Ws::new();
     ws.write("src/resolve.ts", RESOLVE);

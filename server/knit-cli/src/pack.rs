@@ -124,6 +124,7 @@ fn plain_reason(reason: &str) -> String {
         "recent" => "recent work",
         "sameFolder" => "same folder",
         "pathWords" => "its path spells",
+        "sharesName" => "shares name words",
         "declares" => "declares",
         "uses" => "uses",
         "mentions" => "mentions",

@@ -189,6 +189,7 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
         s.push(SignalKind::Lexical, SignalHit { path: path.clone(), reason: reasons.first().cloned().unwrap_or_else(|| "lexical match".into()), relation: None });
     }
     if let Some(focus) = &inp.focus {
+        shares_name(&mut s, inp, focus.path);
         cochange(&mut s, inp, focus.path, &inp.other_open);
         relations_of(&mut s, inp, focus.path);
         declares(&mut s, inp, focus);
@@ -285,6 +286,21 @@ fn same_folder(s: &mut Signals, inp: &Inputs<'_>, anchor: &str) {
         }
         s.push(SignalKind::SameFolder, SignalHit { path: path.to_string(), reason, relation: None });
     }
+}
+
+/// Files elsewhere whose path spells a word of the focused file's name: its tests, docs,
+/// mirrors and siblings in other folders (`OrderedSet+Codable.swift` →
+/// `Tests/…/OrderedSet Codable Tests.swift`), most shared words first, then shorter paths.
+fn shares_name(s: &mut Signals, inp: &Inputs<'_>, focus: &str) {
+    let words = analysis::name_words(focus);
+    for (path, shared) in inp.symbols.paths_with_words(&words).into_iter().filter(|(p, _)| *p != focus && (inp.allowed)(p)).take(LIST_DEPTH) {
+        let reason = format!("sharesName: {} (like {})", shared.join(", "), file_name(focus));
+        s.push(SignalKind::SharesName, SignalHit { path: path.to_string(), reason, relation: None });
+    }
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// The relation fact of a co-change with `other` (counts are in the reason).
@@ -457,6 +473,17 @@ mod tests {
         assert_eq!(s.list(SignalKind::InPath)[0].reason, "pathWords: retry, backoff");
         // Without words (an open-buffer task) there is no list.
         assert!(signals_over(&paths, None, &[], "").list(SignalKind::InPath).is_empty());
+    }
+
+    #[test]
+    fn shares_name_lists_files_anywhere_whose_path_spells_the_focused_name() {
+        let paths = ["Sources/OrderedSet/OrderedSet+Codable.swift", "Sources/OrderedSet/OrderedSet.swift", "Sources/OrderedDictionary/OrderedDictionary+Codable.swift", "Tests/OrderedSet Codable Tests.swift", "Documentation/OrderedSet.md", "Sources/Heap/Heap.swift", "Sources/Deque/Deque.swift", "Sources/Deque/Deque+Codable.swift", "Package.swift", "README.md", "Sources/Heap/Heap+Codable.swift"];
+        let s = signals_over(&paths, Some("Sources/OrderedSet/OrderedSet+Codable.swift"), &[], "Sources/Heap/Heap+Codable.swift");
+        let list: Vec<&str> = s.list(SignalKind::SharesName).iter().map(|h| h.path.as_str()).collect();
+        // Both words first (its test, in another folder), then one word, shorter paths
+        // first; never the focused file itself or a file that may not be listed.
+        assert_eq!(list, ["Tests/OrderedSet Codable Tests.swift", "Documentation/OrderedSet.md", "Sources/Deque/Deque+Codable.swift", "Sources/OrderedSet/OrderedSet.swift", "Sources/OrderedDictionary/OrderedDictionary+Codable.swift"]);
+        assert_eq!(s.list(SignalKind::SharesName)[0].reason, "sharesName: orderedset, codable (like OrderedSet+Codable.swift)");
     }
 
     #[test]
