@@ -381,6 +381,25 @@ try {
     check("clicking an item opens it", false, viewText);
   }
 
+  // A query word a path spells is a reason of its own: ask for the paths helper and
+  // expand its row (twistie, so nothing opens).
+  await palette("Knit: Show context pack");
+  await input.waitFor({ timeout: TIMEOUT });
+  await input.fill("normalise the paths");
+  await page.keyboard.press("Enter");
+  let pathsText = "";
+  try {
+    await view.getByText(/normalise the paths/).first().waitFor({ timeout: TIMEOUT });
+    await settled(view);
+    const pathsRow = view.locator(".monaco-list-row").filter({ hasText: /^\d+\.\s*paths\.ts/ }).first();
+    if ((await pathsRow.getAttribute("aria-expanded")) !== "true") await pathsRow.locator(".monaco-tl-twistie").click({ timeout: TIMEOUT });
+    await view.getByText(/pathWords: /).first().waitFor({ timeout: 10_000 });
+  } catch {
+    // reported below
+  }
+  pathsText = await view.first().innerText().catch(() => "");
+  check("an expanded item lists a query word its path spells (pathWords)", /pathWords: paths/.test(pathsText), pathsText);
+
   // ---- reviewing drift: the stale resolver anchor (line 3) has history ----------------
   // Back to the doc, cursor inside the stale anchor's link.
   await openFile("docs/architecture.md");
