@@ -385,46 +385,49 @@ fn changed_limits_the_check_to_targets_git_reports() {
     assert_eq!(ws.knit(&["check", "--changed", "no-such-rev"]).status.code(), Some(2));
 }
 
+/// A pack's items read as one list: primary, supporting, related, more.
+fn pack_items(pack: &serde_json::Value) -> Vec<&serde_json::Value> {
+    ["primary", "supporting", "related", "more"].iter().flat_map(|t| pack[*t].as_array().unwrap().iter()).collect()
+}
+
+/// The pack item for `path` (panics, showing the pack, when it is not packed).
+fn pack_item<'p>(pack: &'p serde_json::Value, path: &str) -> &'p serde_json::Value {
+    pack_items(pack).into_iter().find(|i| i["path"] == path).unwrap_or_else(|| panic!("{path} is not packed: {pack}"))
+}
+
+fn has_reason(item: &serde_json::Value, reason: &str) -> bool {
+    item["reasons"].as_array().unwrap().iter().any(|r| r == reason)
+}
+
 #[test]
 fn pack_prints_the_context_pack_object_with_anchor_freshness() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/example");
     let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(knit_bin())
-        .args(["pack", "--format", "json", "--query", "which resolver does an anchor use", "--root"])
-        .arg(&root)
-        .env("KNIT_CACHE_DIR", cache.path())
-        .env("KNIT_STATE_DIR", cache.path())
-        .output()
-        .unwrap();
+    let pack_cmd = |args: &[&str]| Command::new(knit_bin()).arg("pack").args(args).arg("--root").arg(&root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap();
+    let out = pack_cmd(&["--format", "json", "--query", "which resolver does an anchor use"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in ["task", "epoch", "stats", "pinned", "primary", "supporting", "related", "more"] {
         assert!(pack.get(key).is_some(), "missing {key}: {pack}");
     }
     assert_eq!(pack["task"]["source"], "query");
-    let all: Vec<&serde_json::Value> = ["primary", "supporting", "related", "more"]
-        .iter()
-        .flat_map(|t| pack[*t].as_array().unwrap().iter())
-        .collect();
     assert_eq!(pack["primary"].as_array().unwrap().len(), 1, "{pack}");
-    let arch = all.iter().find(|i| i["path"] == "docs/architecture.md").expect("the architecture doc is packed");
+    let arch = pack_item(&pack, "docs/architecture.md");
     // Counted by the anchor engine: 1 stale + 1 moved-renamed, nothing lost, 6 anchors.
     assert_eq!(arch["anchors"], serde_json::json!({"total": 6, "stale": 2, "lost": 0}));
     // No scores anywhere: reasons are facts.
     assert!(!out.stdout.windows(5).any(|w| w == b"score"));
     // The human rendering says the same facts in plain words, not the wire's reason kinds.
-    let human = Command::new(knit_bin()).args(["pack", "--query", "which resolver does an anchor use", "--root"]).arg(&root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap();
-    let text = String::from_utf8_lossy(&human.stdout);
+    let text = String::from_utf8_lossy(&pack_cmd(&["--query", "which resolver does an anchor use"]).stdout).to_string();
     assert!(text.contains("why: summary mentions \"resolver\""), "{text}");
     for wire in ["summaryMatch", "titleMatch", "bodyMatch", "deepestHit", "changedWith"] {
         assert!(!text.contains(wire), "{wire} in:\n{text}");
     }
     // A query word a file's path spells is a reason of its own (`pathWords` on the wire).
-    let run = |format: &str| Command::new(knit_bin()).args(["pack", "--format", format, "--query", "normalise the paths", "--root"]).arg(&root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap();
-    let pack: serde_json::Value = serde_json::from_slice(&run("json").stdout).unwrap();
-    let paths_item = ["primary", "supporting", "related", "more"].iter().flat_map(|t| pack[*t].as_array().unwrap().iter()).find(|i| i["path"] == "src/util/paths.ts").expect("paths.ts is packed");
-    assert!(paths_item["reasons"].as_array().unwrap().iter().any(|r| r == "pathWords: paths"), "{paths_item}");
-    let text = String::from_utf8_lossy(&run("human").stdout).to_string();
+    let pack: serde_json::Value = serde_json::from_slice(&pack_cmd(&["--format", "json", "--query", "normalise the paths"]).stdout).unwrap();
+    let paths_item = pack_item(&pack, "src/util/paths.ts");
+    assert!(has_reason(paths_item, "pathWords: paths"), "{paths_item}");
+    let text = String::from_utf8_lossy(&pack_cmd(&["--query", "normalise the paths"]).stdout).to_string();
     assert!(text.contains("its path spells paths") && !text.contains("pathWords"), "{text}");
 }
 
@@ -439,10 +442,9 @@ fn an_open_file_pack_lists_files_elsewhere_named_like_it() {
     }
     let out = ws.knit(&["pack", "--open", "src/retry.ts", "--format", "json"]);
     let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    let items: Vec<&serde_json::Value> = ["primary", "supporting", "related", "more"].iter().flat_map(|t| pack[*t].as_array().unwrap().iter()).collect();
     for path in ["tests/unit/retry-policy.test.ts", "docs/guides/retry.md"] {
-        let item = items.iter().find(|i| i["path"] == path).unwrap_or_else(|| panic!("{path} is packed: {pack}"));
-        assert!(item["reasons"].as_array().unwrap().iter().any(|r| r == "sharesName: retry (like retry.ts)"), "{item}");
+        let item = pack_item(&pack, path);
+        assert!(has_reason(item, "sharesName: retry (like retry.ts)"), "{item}");
     }
     let text = String::from_utf8_lossy(&ws.knit(&["pack", "--open", "src/retry.ts"]).stdout).to_string();
     assert!(text.contains("shares name words retry (like retry.ts)") && !text.contains("sharesName"), "{text}");

@@ -401,50 +401,62 @@ impl CharCursor<'_> {
     }
 }
 
+/// At most this many words are matched against paths (one bit each in a mask).
+pub const MAX_PATH_WORDS: usize = 32;
+
+/// Name parts that say what kind of file it is, not what it is about.
+const GENERIC_NAME_WORDS: &[&str] = &["test", "tests", "spec", "index", "mod", "lib", "src", "init"];
+
+/// Adds `word` to `out` when a path spelling it says something: 3 or more characters, a
+/// letter, not a stop word (nor, for a file's name, a generic one), not yet there, and
+/// room left.
+fn push_path_word(word: String, skip_generic: bool, out: &mut Vec<String>) {
+    if out.len() < MAX_PATH_WORDS
+        && (3..=MAX_WORD_CHARS).contains(&word.chars().count())
+        && word.chars().any(char::is_alphabetic)
+        && !is_stop_word(&word)
+        && !(skip_generic && GENERIC_NAME_WORDS.contains(&word.as_str()))
+        && !out.contains(&word)
+    {
+        out.push(word);
+    }
+}
+
+/// The runs of letters, digits and `_` in `text`.
+fn word_runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|r| !r.is_empty())
+}
+
 /// Words of a task that may name a file: each identifier-like run of `text` lowercased, and
 /// its camelCase / snake_case parts, neither stemmed nor plural-folded (a path spells
 /// `retry`, not the term `retri`), at least 3 characters, with a letter, not a stop word;
 /// first occurrence order, at most [`MAX_PATH_WORDS`].
 pub fn path_words(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let keep = |word: String, out: &mut Vec<String>| {
-        if out.len() < MAX_PATH_WORDS && (3..=MAX_WORD_CHARS).contains(&word.chars().count()) && word.chars().any(char::is_alphabetic) && !is_stop_word(&word) && !out.contains(&word) {
-            out.push(word);
-        }
-    };
-    for run in text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|r| !r.is_empty()) {
-        keep(run.trim_matches('_').to_lowercase(), &mut out);
+    let mut out = Vec::new();
+    for run in word_runs(text) {
+        push_path_word(run.trim_matches('_').to_lowercase(), false, &mut out);
         let parts = identifier_parts(run);
         if parts.len() > 1 {
             for part in parts {
-                keep(part.to_lowercase(), &mut out);
+                push_path_word(part.to_lowercase(), false, &mut out);
             }
         }
     }
     out
 }
 
-/// At most this many words of a task are matched against paths.
-pub const MAX_PATH_WORDS: usize = 32;
-
-/// Name parts that say what kind of file it is, not what it is about.
-const GENERIC_NAME_WORDS: &[&str] = &["test", "tests", "spec", "index", "mod", "lib", "src", "init"];
-
 /// Words of a file's own name that other paths may spell when they are about the same
 /// thing: the name without its last extension, split at anything but letters, digits and
 /// `_`, lowercased, whole (`OrderedSet+Codable.swift` → `orderedset`, `codable`;
-/// `_client.py` → `client`), at least 3 characters, not stop words or generic names
+/// `_client.py` → `client`), kept as [`path_words`] keeps words and without generic names
 /// (`index`, `test`). Whole, not split at camelCase: on the development halves of the
 /// history evaluation the parts (`ordered`, `set`) found more unrelated files than related.
 pub fn name_words(path: &str) -> Vec<String> {
-    let name = path.rsplit('/').next().unwrap_or(path);
+    let name = crate::classify::file_name(path);
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
-    let mut out: Vec<String> = Vec::new();
-    for run in stem.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
-        let word = run.trim_matches('_').to_lowercase();
-        if (3..=MAX_WORD_CHARS).contains(&word.chars().count()) && word.chars().any(char::is_alphabetic) && !is_stop_word(&word) && !GENERIC_NAME_WORDS.contains(&word.as_str()) && !out.contains(&word) {
-            out.push(word);
-        }
+    let mut out = Vec::new();
+    for run in word_runs(stem) {
+        push_path_word(run.trim_matches('_').to_lowercase(), true, &mut out);
     }
     out
 }

@@ -70,7 +70,8 @@ const MEDIA_EXTENSIONS: &[&str] = &[
     "m4v", "webm", "mov", "ogv", "mp3", "wav", "ogg", "flac", "pdf",
 ];
 
-fn file_name(path: &str) -> &str {
+/// The last segment of a `/`-separated workspace path.
+pub fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 

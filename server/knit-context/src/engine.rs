@@ -11,7 +11,7 @@ use anyhow::{anyhow, Result};
 use percent_encoding::percent_decode_str;
 use rayon::prelude::*;
 
-use crate::classify::{self, Kind};
+use crate::classify::{self, file_name, Kind};
 use crate::control::{ControlState, EpochState, ReadState};
 use crate::cochange::CoChange;
 use crate::fsio::{self, ReadOutcome, WalkedFile};
@@ -241,9 +241,6 @@ fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
 
 fn parent_dir(path: &str) -> &str {
     path.rfind('/').map(|i| &path[..i]).unwrap_or("")

@@ -15,7 +15,7 @@ use percent_encoding::percent_decode_str;
 
 use knit_syntax::PathImports;
 
-use crate::classify::{self, Kind};
+use crate::classify::{self, file_name, Kind};
 use crate::index::{FileRecord, ImportRef};
 use crate::wire::RelationType;
 
@@ -230,10 +230,6 @@ pub fn join_normalized(base_dir: &str, relative: &str) -> Option<String> {
 
 fn parent_dir(path: &str) -> &str {
     path.rfind('/').map(|i| &path[..i]).unwrap_or("")
-}
-
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// A link destination split into path and fragment, decoded; `None` for URLs and

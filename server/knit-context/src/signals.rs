@@ -7,7 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::analysis;
+use crate::analysis::{self, MAX_PATH_WORDS};
+use crate::classify;
 use crate::cochange::CoChange;
 use crate::fusion::{SignalHit, SignalKind, Signals};
 use crate::index::FileRecord;
@@ -30,7 +31,8 @@ const TOP_HITS_FOR_COCHANGE: usize = 3;
 const LIST_DEPTH: usize = 60;
 
 /// Which files declare which names (from the index records' keyword scan), which files
-/// each folder holds, and every path lowercased (for the words of a query).
+/// each folder holds, and every path lowercased (for words a path may spell: a query's,
+/// the focused file's name).
 ///
 /// Compact on purpose: a workspace of 10 000 files declares some 350 000 names, and a map
 /// from each name to its files' paths took ~90 MB. Here a name is its 64-bit hash, kept
@@ -102,9 +104,10 @@ impl SymbolTable {
     /// most words first, then the shorter path (`src/retry.ts` before
     /// `src/retry/backoff/policy.ts`), then by path. A word in more than half of the paths
     /// (`docs` in a docs folder, `src`) says nothing about which file is meant and is not
-    /// counted. Words after the 32nd are ignored.
+    /// counted. Words after the [`MAX_PATH_WORDS`]th are ignored (one bit each of a `u32`).
     pub fn paths_with_words<'w>(&self, words: &'w [String]) -> Vec<(&str, Vec<&'w str>)> {
-        let words = &words[..words.len().min(32)];
+        const _: () = assert!(MAX_PATH_WORDS <= 32);
+        let words = &words[..words.len().min(MAX_PATH_WORDS)];
         if words.is_empty() {
             return Vec::new();
         }
@@ -116,7 +119,7 @@ impl SymbolTable {
             let path = self.path_starts.partition_point(|&start| start as usize <= m.start()) - 1;
             masks[path] |= 1 << m.pattern().as_usize();
         }
-        let mut df = [0usize; 32];
+        let mut df = [0usize; MAX_PATH_WORDS];
         for &mask in &masks {
             let mut bits = mask;
             while bits != 0 {
@@ -294,13 +297,9 @@ fn same_folder(s: &mut Signals, inp: &Inputs<'_>, anchor: &str) {
 fn shares_name(s: &mut Signals, inp: &Inputs<'_>, focus: &str) {
     let words = analysis::name_words(focus);
     for (path, shared) in inp.symbols.paths_with_words(&words).into_iter().filter(|(p, _)| *p != focus && (inp.allowed)(p)).take(LIST_DEPTH) {
-        let reason = format!("sharesName: {} (like {})", shared.join(", "), file_name(focus));
+        let reason = format!("sharesName: {} (like {})", shared.join(", "), classify::file_name(focus));
         s.push(SignalKind::SharesName, SignalHit { path: path.to_string(), reason, relation: None });
     }
-}
-
-fn file_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// The relation fact of a co-change with `other` (counts are in the reason).
