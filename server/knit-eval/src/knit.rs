@@ -32,6 +32,11 @@ pub struct KnitDetail {
     /// weights can be fitted offline on the development half (`bench/history/fit.py`).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub evidence: std::collections::BTreeMap<String, Vec<String>>,
+    /// The co-change list's reasons (`changedWith: F in 14 of 20 commits`), parallel to
+    /// `evidence["cochange"]`: the counts let an offline fit weigh strong and weak
+    /// co-change apart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cochange_reasons: Vec<String>,
     /// Paths knit's lexical signal saw as hits with a foothold at ≥ 30 % of the top
     /// score (the ones allowed to be primary).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -72,6 +77,7 @@ impl KnitRanker {
         let result = self.engine.pack(&params, &input, &NoAnchorFacts)?;
         let (ranked, mut detail) = read_pack(&result, Some(path));
         detail.evidence = self.evidence();
+        detail.cochange_reasons = self.cochange_reasons();
         Ok((ranked, detail))
     }
 
@@ -81,7 +87,13 @@ impl KnitRanker {
         let result = self.engine.pack(&params, &TaskInput::default(), &NoAnchorFacts)?;
         let (ranked, mut detail) = read_pack(&result, None);
         detail.evidence = self.evidence();
+        detail.cochange_reasons = self.cochange_reasons();
         Ok((ranked, detail))
+    }
+
+    fn cochange_reasons(&self) -> Vec<String> {
+        let Some(e) = self.engine.last_evidence() else { return Vec::new() };
+        e.list(knit_context::fusion::SignalKind::CoChange).iter().map(|h| h.reason.clone()).collect()
     }
 
     fn evidence(&self) -> std::collections::BTreeMap<String, Vec<String>> {

@@ -93,6 +93,13 @@ const userData = path.join(tmp, "user-data");
 const extensions = path.join(tmp, "extensions");
 const workspace = path.join(tmp, "example");
 fs.cpSync(path.join(repo, "fixtures/example"), workspace, { recursive: true });
+// A test named like the resolver, in another folder: the open-file pack below lists it
+// with the reason that its path spells a word of the focused file's name (sharesName).
+fs.mkdirSync(path.join(workspace, "test"));
+fs.writeFileSync(
+  path.join(workspace, "test/resolve.test.ts"),
+  'import { AnchorResolver } from "../src/resolve";\n\ntest("resolves a TypeScript anchor", () => {\n  expect(new AnchorResolver().resolve({ path: "src/lang.ts" })).toBeDefined();\n});\n',
+);
 // Two commits (editors/test-history.sh): the resolver's anchor reviewed with the whole
 // example, then `resolve` changed — what "Show changes since review" reads; the pack's
 // history reasons (recent work, changedWith) come from them too.
@@ -399,6 +406,27 @@ try {
   }
   pathsText = await view.first().innerText().catch(() => "");
   check("an expanded item lists a query word its path spells (pathWords)", /pathWords: paths/.test(pathsText), pathsText);
+
+  // An empty task ranks for the open editor: with the resolver focused, its test in
+  // another folder is listed because its path spells the word "resolve" (sharesName).
+  await openFile("src/resolve.ts");
+  await palette("Knit: Show context pack");
+  await input.waitFor({ timeout: TIMEOUT });
+  await input.fill("");
+  await page.keyboard.press("Enter");
+  let namesakeText = "";
+  try {
+    await view.getByText(/^Open files:/).first().waitFor({ timeout: TIMEOUT });
+    await settled(view);
+    const testRow = view.locator(".monaco-list-row").filter({ hasText: /resolve\.test\.ts/ }).first();
+    if ((await testRow.getAttribute("aria-expanded")) !== "true") await testRow.locator(".monaco-tl-twistie").click({ timeout: TIMEOUT });
+    await view.getByText(/sharesName: /).first().waitFor({ timeout: 10_000 });
+  } catch {
+    // reported below
+  }
+  namesakeText = await view.first().innerText().catch(() => "");
+  await page.screenshot({ path: path.join(shots, "context-pack-open-file.png") });
+  check("an open-file pack lists a file elsewhere named like it (sharesName)", /Open files:/.test(namesakeText) && /sharesName: resolve/.test(namesakeText), namesakeText);
 
   // ---- reviewing drift: the stale resolver anchor (line 3) has history ----------------
   // Back to the doc, cursor inside the stale anchor's link.
