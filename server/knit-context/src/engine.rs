@@ -826,6 +826,40 @@ impl ContextEngine {
         Ok(Ranking { terms: r.terms.iter().map(|t| t.term.clone()).collect(), files })
     }
 
+    /// Scores the passages of `slots` (each read once: an open buffer's text, else the
+    /// file) against the task's weighted terms, into `details` and `texts`. Takes the
+    /// engine's parts, not `self`: a pack scores while closures borrow the index.
+    #[allow(clippy::too_many_arguments)]
+    fn score_passages(
+        index: &WorkspaceIndex,
+        files: &Confined,
+        max_file_bytes: u64,
+        cuts: &mut PassageCuts,
+        slots: &[u32],
+        buffers: &[OpenBuffer],
+        weighted: &[(String, f32)],
+        stats: &passages::PassageStats,
+        details: &mut HashMap<u32, PassageDetail>,
+        texts: &mut HashMap<u32, String>,
+    ) {
+        for &slot in slots {
+            let Some(record) = index.record(slot) else { continue };
+            if details.contains_key(&slot) || record.kind == Kind::Media {
+                continue;
+            }
+            let text = match buffers.iter().find(|b| b.path == record.path) {
+                Some(b) => b.text.clone(),
+                None => match fsio::read_text(files, &record.path, max_file_bytes) {
+                    ReadOutcome::Text(t) => t,
+                    _ => continue,
+                },
+            };
+            let cut = cuts.get(&text, record.kind, record.head_end_line);
+            details.insert(slot, passages::best_passages_of(&text, &cut, weighted, stats));
+            texts.insert(slot, text);
+        }
+    }
+
     fn pack_now(&mut self, params: &PackParams, input: &TaskInput, anchors: &dyn AnchorFacts) -> Result<PackResult> {
         let Retrieval { limit, buffers, open_paths, focused, open_set, pinned_set, source, text, eligible, collected, excluded, terms, weighted, degraded_by_terms, scores, ranked } = self.retrieve(params, input)?;
         let candidates = ranked.len();
@@ -841,24 +875,9 @@ impl ContextEngine {
         // not indexed; the texts are kept for the items' passage excerpts.
         let mut texts: HashMap<u32, String> = HashMap::new();
         let mut details: HashMap<u32, PassageDetail> = HashMap::new();
-        if !weighted.is_empty() && !degraded_by_terms {
-            let stats = self.index.passage_stats(&weighted)?;
-            for &slot in &detail_slots {
-                let Some(record) = self.index.record(slot) else { continue };
-                if details.contains_key(&slot) || record.kind == Kind::Media {
-                    continue;
-                }
-                let text = match buffers.iter().find(|b| b.path == record.path) {
-                    Some(b) => b.text.clone(),
-                    None => match fsio::read_text(&self.files, &record.path, self.options.max_file_bytes) {
-                        ReadOutcome::Text(t) => t,
-                        _ => continue,
-                    },
-                };
-                let cuts = self.passage_cuts.get(&text, record.kind, record.head_end_line);
-                details.insert(slot, passages::best_passages_of(&text, &cuts, &weighted, &stats));
-                texts.insert(slot, text);
-            }
+        let passage_stats = if !weighted.is_empty() && !degraded_by_terms { Some(self.index.passage_stats(&weighted)?) } else { None };
+        if let Some(stats) = &passage_stats {
+            Self::score_passages(&self.index, &self.files, self.options.max_file_bytes, &mut self.passage_cuts, &detail_slots, &buffers, &weighted, stats, &mut details, &mut texts);
         }
 
         let terms_of_mask = |mask: u32| -> Vec<String> { weighted.iter().enumerate().filter(|(i, _)| *i < 32 && mask & (1 << i) != 0).map(|(_, (t, _))| t.clone()).collect() };
@@ -879,6 +898,7 @@ impl ContextEngine {
             })
         };
         let hits: Vec<Hit> = considered.iter().filter_map(|&s| hit_for(s)).collect();
+        let pinned_hits: HashMap<u32, Hit> = pinned_slots.iter().filter(|&&s| scores.scores.get(s as usize).is_some_and(|&v| v > 0.0)).filter_map(|&s| hit_for(s).map(|h| (s, h))).collect();
 
         // tiers
         let rules = TierRules { limit, ..Default::default() };
@@ -927,6 +947,13 @@ impl ContextEngine {
         let rules = TierRules { primary_reach: if source == "openBuffers" { 1 } else { 3 }, ..rules };
         let (mut placements, mut truncated) = tiers::assemble(&fused, &hits, &rules);
         truncated += candidates.saturating_sub(considered.len());
+        // Items the other signals brought in from beyond the lexical depth (co-change,
+        // recent work, shared names) get their best passage for the task's terms as well,
+        // when they hold any: the reader still opens them at the lines that matter.
+        if let Some(stats) = &passage_stats {
+            let placed: Vec<u32> = placements.iter().filter_map(|p| self.index.slot_of(&p.path)).filter(|s| !details.contains_key(s)).collect();
+            Self::score_passages(&self.index, &self.files, self.options.max_file_bytes, &mut self.passage_cuts, &placed, &buffers, &weighted, stats, &mut details, &mut texts);
+        }
 
         let mut degraded = None;
         if degraded_by_terms {
@@ -1008,10 +1035,8 @@ impl ContextEngine {
         for slot in &pinned_slots {
             let Some(record) = self.index.record(*slot) else { continue };
             let mut reasons = vec!["pinned".to_string()];
-            if scores.scores.get(*slot as usize).is_some_and(|&s| s > 0.0) {
-                if let Some(hit) = hit_for(*slot) {
-                    reasons.extend(tiers::hit_reasons(&hit));
-                }
+            if let Some(hit) = pinned_hits.get(slot) {
+                reasons.extend(tiers::hit_reasons(hit));
             }
             if let Some(item) = make_item(&record.path, Provenance::Manual, reasons, &[], &mut relation_count) {
                 pinned_items.push(item);

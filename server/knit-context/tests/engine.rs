@@ -298,3 +298,40 @@ fn open_buffers_bring_co_changed_and_symbol_related_files_with_their_facts() {
     assert_eq!(result.degraded.as_ref().map(|d| d.reason.as_str()), Some("noHistory"), "{:?}", result.degraded);
     assert!(all_items(&result).iter().any(|i| i.path == "src/handler.ts"));
 }
+
+#[test]
+fn an_item_ranked_by_history_past_the_lexical_depth_still_gets_its_passage() {
+    // Fifty files say "ladder" often (among two hundred, so the word stays distinctive);
+    // src/stages.ts says it once, in its second function, so it is far down the lexical
+    // list, but it changed with the open file in every commit: co-change lists it, and its
+    // passage is the function with the word.
+    let ws = Workspace::new();
+    for i in 0..50 {
+        ws.write(&format!("src/rung{i:02}.ts"), format!("// ladder ladder ladder rung {i}\nexport const rung{i} = 'ladder ladder'\n"));
+    }
+    for i in 0..150 {
+        ws.write(&format!("lib/part{i:03}.ts"), format!("export const part{i} = {i}\n"));
+    }
+    let filler: String = (0..40).map(|i| format!("  const step{i} = {i}\n")).collect();
+    let stages = |n: u32| format!("export function first() {{\n{filler}  return {n}\n}}\n\nexport function second() {{\n  return 'ladder'\n}}\n");
+    ws.write("src/stages.ts", stages(0));
+    ws.write("src/climb.ts", "export function climb() {\n  return 'ladder ladder ladder'\n}\n");
+    git(ws.path(), &["init", "-q"]);
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "-qm", "init"]);
+    for n in 1..4 {
+        ws.write("src/stages.ts", stages(n));
+        ws.write("src/climb.ts", format!("export function climb() {{\n  return 'ladder ladder ladder {n}'\n}}\n"));
+        git(ws.path(), &["commit", "-qam", "climb and stages"]);
+    }
+    let mut engine = ws.engine();
+    let text = std::fs::read_to_string(ws.path().join("src/climb.ts")).unwrap();
+    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/climb.ts".into(), text, focused: true, ..Default::default() }] };
+    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    let items = all_items(&result);
+    let stages_item = items.iter().find(|i| i.path == "src/stages.ts").expect("co-changed file listed");
+    assert!(stages_item.reasons.iter().any(|r| r.starts_with("changedWith: src/climb.ts")), "{:?}", stages_item.reasons);
+    let passage = stages_item.passage.as_ref().unwrap_or_else(|| panic!("no passage; task terms {:?}", result.task.terms));
+    let second_at = stages(0).lines().position(|l| l.contains("function second")).unwrap() as u32 + 1;
+    assert!(passage.start_line <= second_at + 1 && passage.end_line >= second_at + 1, "{passage:?} (second() at line {second_at})");
+}
