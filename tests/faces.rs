@@ -2,7 +2,7 @@
 //! pack --open F`, the MCP tool `context_pack {open: [F]}` and the language server's
 //! `knit/contextPack` with F open and focused — on a git workspace, so co-change and the
 //! symbol signals take part. Compared: every tier's paths in order, and each item's
-//! reasons.
+//! reasons and passage lines.
 
 use knit_e2e::{git, knit_bin, lsp_frame, lsp_reader, Ws};
 use serde_json::{json, Value};
@@ -29,13 +29,17 @@ fn project() -> Ws {
     ws
 }
 
-/// (tier, path, reasons) in reading order.
-fn tiers(pack: &Value) -> Vec<(String, String, Vec<String>)> {
+/// One item as the faces are compared: tier, path, reasons and passage lines.
+type Row = (String, String, Vec<String>, Option<(u64, u64)>);
+
+/// Every item in reading order.
+fn tiers(pack: &Value) -> Vec<Row> {
     let mut out = Vec::new();
     for tier in ["pinned", "primary", "supporting", "related", "more"] {
         for item in pack[tier].as_array().cloned().unwrap_or_default() {
             let reasons = item["reasons"].as_array().map(|r| r.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default();
-            out.push((tier.to_string(), item["path"].as_str().unwrap_or("").to_string(), reasons));
+            let passage = item["passage"]["startLine"].as_u64().zip(item["passage"]["endLine"].as_u64());
+            out.push((tier.to_string(), item["path"].as_str().unwrap_or("").to_string(), reasons, passage));
         }
     }
     out
@@ -128,8 +132,8 @@ fn cli_mcp_and_lsp_give_the_same_pack() {
     let mcp = mcp_pack(&ws);
     let lsp = lsp_pack(&ws);
     let cli_t = tiers(&cli);
-    assert!(cli_t.iter().any(|(_, p, r)| p == "docs/changelog.md" && r.iter().any(|x| x.starts_with("changedWith: src/router.ts"))), "{cli_t:?}");
-    assert!(cli_t.iter().any(|(_, p, _)| p == "src/handler.ts"), "{cli_t:?}");
+    assert!(cli_t.iter().any(|(_, p, r, _)| p == "docs/changelog.md" && r.iter().any(|x| x.starts_with("changedWith: src/router.ts"))), "{cli_t:?}");
+    assert!(cli_t.iter().any(|(_, p, _, passage)| p == "src/handler.ts" && passage.is_some()), "{cli_t:?}");
     assert_eq!(tiers(&mcp), cli_t, "MCP differs from the CLI");
     assert_eq!(tiers(&lsp), cli_t, "the language server differs from the CLI");
     assert_eq!(cli["task"]["terms"], lsp["task"]["terms"]);

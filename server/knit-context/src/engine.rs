@@ -171,6 +171,41 @@ pub struct ContextEngine {
     cache_problem: Option<String>,
 }
 
+/// What scoring a pack's passages needs, borrowed from the engine's parts (not the engine:
+/// the pack's closures hold the index while it scores): each file is read once — an open
+/// buffer's text, else the file — cut once per content and scored against the task's
+/// weighted terms.
+struct PassageScoring<'a> {
+    index: &'a WorkspaceIndex,
+    files: &'a Confined,
+    max_file_bytes: u64,
+    buffers: &'a [OpenBuffer],
+    weighted: &'a [(String, f32)],
+    stats: passages::PassageStats,
+}
+
+impl PassageScoring<'_> {
+    /// Scores the files at `slots` that have no detail yet, into `details` and `texts`.
+    fn score(&self, slots: &[u32], cuts: &mut PassageCuts, details: &mut HashMap<u32, PassageDetail>, texts: &mut HashMap<u32, String>) {
+        for &slot in slots {
+            let Some(record) = self.index.record(slot) else { continue };
+            if details.contains_key(&slot) || record.kind == Kind::Media {
+                continue;
+            }
+            let text = match self.buffers.iter().find(|b| b.path == record.path) {
+                Some(b) => b.text.clone(),
+                None => match fsio::read_text(self.files, &record.path, self.max_file_bytes) {
+                    ReadOutcome::Text(t) => t,
+                    _ => continue,
+                },
+            };
+            let cut = cuts.get(&text, record.kind, record.head_end_line);
+            details.insert(slot, passages::best_passages_of(&text, &cut, self.weighted, &self.stats));
+            texts.insert(slot, text);
+        }
+    }
+}
+
 /// Where each file a pack scored splits into passages and, once scored, each passage's
 /// terms, by content hash, kind and head: the same popular files are candidates of most
 /// packs, and cutting them (a declaration scan of every line, then its line starts) and
@@ -826,40 +861,6 @@ impl ContextEngine {
         Ok(Ranking { terms: r.terms.iter().map(|t| t.term.clone()).collect(), files })
     }
 
-    /// Scores the passages of `slots` (each read once: an open buffer's text, else the
-    /// file) against the task's weighted terms, into `details` and `texts`. Takes the
-    /// engine's parts, not `self`: a pack scores while closures borrow the index.
-    #[allow(clippy::too_many_arguments)]
-    fn score_passages(
-        index: &WorkspaceIndex,
-        files: &Confined,
-        max_file_bytes: u64,
-        cuts: &mut PassageCuts,
-        slots: &[u32],
-        buffers: &[OpenBuffer],
-        weighted: &[(String, f32)],
-        stats: &passages::PassageStats,
-        details: &mut HashMap<u32, PassageDetail>,
-        texts: &mut HashMap<u32, String>,
-    ) {
-        for &slot in slots {
-            let Some(record) = index.record(slot) else { continue };
-            if details.contains_key(&slot) || record.kind == Kind::Media {
-                continue;
-            }
-            let text = match buffers.iter().find(|b| b.path == record.path) {
-                Some(b) => b.text.clone(),
-                None => match fsio::read_text(files, &record.path, max_file_bytes) {
-                    ReadOutcome::Text(t) => t,
-                    _ => continue,
-                },
-            };
-            let cut = cuts.get(&text, record.kind, record.head_end_line);
-            details.insert(slot, passages::best_passages_of(&text, &cut, weighted, stats));
-            texts.insert(slot, text);
-        }
-    }
-
     fn pack_now(&mut self, params: &PackParams, input: &TaskInput, anchors: &dyn AnchorFacts) -> Result<PackResult> {
         let Retrieval { limit, buffers, open_paths, focused, open_set, pinned_set, source, text, eligible, collected, excluded, terms, weighted, degraded_by_terms, scores, ranked } = self.retrieve(params, input)?;
         let candidates = ranked.len();
@@ -875,9 +876,13 @@ impl ContextEngine {
         // not indexed; the texts are kept for the items' passage excerpts.
         let mut texts: HashMap<u32, String> = HashMap::new();
         let mut details: HashMap<u32, PassageDetail> = HashMap::new();
-        let passage_stats = if !weighted.is_empty() && !degraded_by_terms { Some(self.index.passage_stats(&weighted)?) } else { None };
-        if let Some(stats) = &passage_stats {
-            Self::score_passages(&self.index, &self.files, self.options.max_file_bytes, &mut self.passage_cuts, &detail_slots, &buffers, &weighted, stats, &mut details, &mut texts);
+        let scoring = if !weighted.is_empty() && !degraded_by_terms {
+            Some(PassageScoring { index: &self.index, files: &self.files, max_file_bytes: self.options.max_file_bytes, buffers: &buffers, weighted: &weighted, stats: self.index.passage_stats(&weighted)? })
+        } else {
+            None
+        };
+        if let Some(scoring) = &scoring {
+            scoring.score(&detail_slots, &mut self.passage_cuts, &mut details, &mut texts);
         }
 
         let terms_of_mask = |mask: u32| -> Vec<String> { weighted.iter().enumerate().filter(|(i, _)| *i < 32 && mask & (1 << i) != 0).map(|(_, (t, _))| t.clone()).collect() };
@@ -950,9 +955,9 @@ impl ContextEngine {
         // Items the other signals brought in from beyond the lexical depth (co-change,
         // recent work, shared names) get their best passage for the task's terms as well,
         // when they hold any: the reader still opens them at the lines that matter.
-        if let Some(stats) = &passage_stats {
-            let placed: Vec<u32> = placements.iter().filter_map(|p| self.index.slot_of(&p.path)).filter(|s| !details.contains_key(s)).collect();
-            Self::score_passages(&self.index, &self.files, self.options.max_file_bytes, &mut self.passage_cuts, &placed, &buffers, &weighted, stats, &mut details, &mut texts);
+        if let Some(scoring) = &scoring {
+            let placed: Vec<u32> = placements.iter().filter_map(|p| self.index.slot_of(&p.path)).collect();
+            scoring.score(&placed, &mut self.passage_cuts, &mut details, &mut texts);
         }
 
         let mut degraded = None;

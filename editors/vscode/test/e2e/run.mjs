@@ -388,43 +388,34 @@ try {
     check("clicking an item opens it", false, viewText);
   }
 
-  // A query word a path spells is a reason of its own: ask for the paths helper and
-  // expand its row (twistie, so nothing opens).
-  await palette("Knit: Show context pack");
-  await input.waitFor({ timeout: TIMEOUT });
-  await input.fill("normalise the paths");
-  await page.keyboard.press("Enter");
-  let pathsText = "";
-  try {
-    await view.getByText(/normalise the paths/).first().waitFor({ timeout: TIMEOUT });
-    await settled(view);
-    const pathsRow = view.locator(".monaco-list-row").filter({ hasText: /^\d+\.\s*paths\.ts/ }).first();
-    if ((await pathsRow.getAttribute("aria-expanded")) !== "true") await pathsRow.locator(".monaco-tl-twistie").click({ timeout: TIMEOUT });
-    await view.getByText(/pathWords: /).first().waitFor({ timeout: 10_000 });
-  } catch {
-    // reported below
-  }
-  pathsText = await view.first().innerText().catch(() => "");
+  // Asks for a pack for `task` ("" ranks for the open editor), waits for the view to show
+  // `shown`, expands the row matching `row` (its twistie, so nothing opens) and waits for
+  // `reason` among its children. Returns the view's text, whatever happened.
+  const packRowReasons = async (task, shown, row, reason) => {
+    await palette("Knit: Show context pack");
+    await input.waitFor({ timeout: TIMEOUT });
+    await input.fill(task);
+    await page.keyboard.press("Enter");
+    try {
+      await view.getByText(shown).first().waitFor({ timeout: TIMEOUT });
+      await settled(view);
+      const itemRow = view.locator(".monaco-list-row").filter({ hasText: row }).first();
+      if ((await itemRow.getAttribute("aria-expanded")) !== "true") await itemRow.locator(".monaco-tl-twistie").click({ timeout: TIMEOUT });
+      await view.getByText(reason).first().waitFor({ timeout: 10_000 });
+    } catch {
+      // reported by the caller's check
+    }
+    return await view.first().innerText().catch(() => "");
+  };
+
+  // A query word a path spells is a reason of its own: ask for the paths helper.
+  const pathsText = await packRowReasons("normalise the paths", /normalise the paths/, /^\d+\.\s*paths\.ts/, /pathWords: /);
   check("an expanded item lists a query word its path spells (pathWords)", /pathWords: paths/.test(pathsText), pathsText);
 
   // An empty task ranks for the open editor: with the resolver focused, its test in
   // another folder is listed because its path spells the word "resolve" (sharesName).
   await openFile("src/resolve.ts");
-  await palette("Knit: Show context pack");
-  await input.waitFor({ timeout: TIMEOUT });
-  await input.fill("");
-  await page.keyboard.press("Enter");
-  let namesakeText = "";
-  try {
-    await view.getByText(/^Open files:/).first().waitFor({ timeout: TIMEOUT });
-    await settled(view);
-    const testRow = view.locator(".monaco-list-row").filter({ hasText: /resolve\.test\.ts/ }).first();
-    if ((await testRow.getAttribute("aria-expanded")) !== "true") await testRow.locator(".monaco-tl-twistie").click({ timeout: TIMEOUT });
-    await view.getByText(/sharesName: /).first().waitFor({ timeout: 10_000 });
-  } catch {
-    // reported below
-  }
-  namesakeText = await view.first().innerText().catch(() => "");
+  const namesakeText = await packRowReasons("", /^Open files:/, /resolve\.test\.ts/, /sharesName: /);
   await page.screenshot({ path: path.join(shots, "context-pack-open-file.png") });
   check("an open-file pack lists a file elsewhere named like it (sharesName)", /Open files:/.test(namesakeText) && /sharesName: resolve/.test(namesakeText), namesakeText);
 
