@@ -947,9 +947,8 @@ impl ContextEngine {
         let evidence = signals::collect(&inputs, &mut files_with_term);
         let weights = if source == "openBuffers" { self.options.fusion.open } else { self.options.fusion.query };
         let fused = fusion::fuse(&evidence, &weights);
-        // A query's best lexical hit stays primary while the fusion keeps it within its top
-        // three; an open buffer's primary is the top of the fusion (see `TierRules`).
-        let rules = TierRules { primary_reach: if source == "openBuffers" { 1 } else { 3 }, ..rules };
+        // Primary is the top of the fusion when it is a qualifying lexical hit, for a query
+        // and an open buffer alike (`TierRules::primary_reach`).
         let (mut placements, mut truncated) = tiers::assemble(&fused, &hits, &rules);
         truncated += candidates.saturating_sub(considered.len());
         // Items the other signals brought in from beyond the lexical depth (co-change,
