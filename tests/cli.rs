@@ -1,6 +1,6 @@
 //! End-to-end tests of the `knit` CLI: the real binary on real folders.
 
-use knit_e2e::{knit_bin, states, Ws};
+use knit_e2e::{git, knit_bin, states, Ws};
 use std::process::Command;
 
 const RESOLVE: &str = "export class Resolver {\n  resolve(path: string): string {\n    const parts = path.split(\"/\");\n    return parts[parts.length - 1] ?? path;\n  }\n}\n";
@@ -448,6 +448,26 @@ fn an_open_file_pack_lists_files_elsewhere_named_like_it() {
     }
     let text = String::from_utf8_lossy(&ws.knit(&["pack", "--open", "src/retry.ts"]).stdout).to_string();
     assert!(text.contains("shares name words retry (like retry.ts)") && !text.contains("sharesName"), "{text}");
+}
+
+#[test]
+fn an_open_file_pack_says_in_words_what_history_knows() {
+    // The history reasons (changedWith, recent) read as sentences in the human output.
+    let ws = Ws::new();
+    ws.write("src/retry.ts", "export function retryDelay(attempt: number) { return attempt * 100; }\n");
+    ws.write("docs/changelog.md", "# Changelog\n\nNothing yet.\n");
+    ws.write("src/unrelated.ts", "export const other = 1;\n");
+    git(ws.path(), &["init", "-q"]);
+    git(ws.path(), &["add", "-A"]);
+    git(ws.path(), &["commit", "-qm", "init"]);
+    for i in 1..3 {
+        ws.write("src/retry.ts", format!("export function retryDelay(attempt: number) {{ return attempt * {i}00; }}\n"));
+        ws.write("docs/changelog.md", format!("# Changelog\n\nRetry change {i}.\n"));
+        git(ws.path(), &["commit", "-qam", "retry change"]);
+    }
+    let text = String::from_utf8_lossy(&ws.knit(&["pack", "--open", "src/retry.ts"]).stdout).to_string();
+    assert!(text.contains("docs/changelog.md") && text.contains("changed together with src/retry.ts in ") && !text.contains("changedWith:"), "{text}");
+    assert!(text.contains("recent work changed in ") && !text.contains("recent: "), "{text}");
 }
 
 #[test]
