@@ -947,8 +947,7 @@ impl ContextEngine {
         let evidence = signals::collect(&inputs, &mut files_with_term);
         let weights = if source == "openBuffers" { self.options.fusion.open } else { self.options.fusion.query };
         let fused = fusion::fuse(&evidence, &weights);
-        // Primary is the top of the fusion when it is a qualifying lexical hit, for a query
-        // and an open buffer alike (`TierRules::primary_reach`).
+        // Primary is the top of the fusion when it is a qualifying lexical hit (`tiers`).
         let (mut placements, mut truncated) = tiers::assemble(&fused, &hits, &rules);
         truncated += candidates.saturating_sub(considered.len());
         // Items the other signals brought in from beyond the lexical depth (co-change,

@@ -3,10 +3,8 @@
 //! module; every placement carries reasons that a reader can check against the files.
 //!
 //! - primary (cap 1): a lexical hit with a foothold — a task term in the title or summary
-//!   (file name or path for code) — whose score is at least 30 % of the top hit's: the
-//!   first such hit in lexical order when the fusion placed it within
-//!   [`TierRules::primary_reach`] of the top, else the top fused entry when it is such a
-//!   hit, else none (the reading order then follows the fusion). Promoting the first such
+//!   (file name or path for code) — whose score is at least 30 % of the top hit's, when it
+//!   is the top fused entry; else none (the reading order then follows the fusion). Promoting the first such
 //!   hit from anywhere cost query packs a fifth of their MRR on real history (ripgrep 0.80
 //!   → 0.67, trpc 0.63 → 0.48): history and co-change often know better what a task
 //!   touches first;
@@ -84,17 +82,11 @@ pub struct TierRules {
     pub deep_min_tf: u32,
     /// Items in the tiers plus `more`.
     pub limit: usize,
-    /// How far down the fused order (1 = only its top) the first qualifying lexical hit may
-    /// sit and still be primary. 1 for every pack. Query packs had 3 from 2026-12-01
-    /// (development MRR 0.669 against 0.661 for 1 on that day's signals); with the signals
-    /// since (renames in co-change, query words in paths) the development halves prefer 1
-    /// (objective +0.006, and +0.007 on a second development sample; held-out +0.007).
-    pub primary_reach: usize,
 }
 
 impl Default for TierRules {
     fn default() -> Self {
-        TierRules { primary_cap: 1, supporting_cap: 3, related_cap: 5, primary_min_share: 0.30, deep_min_tf: 2, limit: 20, primary_reach: 1 }
+        TierRules { primary_cap: 1, supporting_cap: 3, related_cap: 5, primary_min_share: 0.30, deep_min_tf: 2, limit: 20 }
     }
 }
 
@@ -148,9 +140,8 @@ pub fn relation_reason(edge: &Edge, item: &str) -> String {
 /// rank order (score > 0); a fused entry that is not among them came in through a
 /// relation only.
 ///
-/// - primary: the first lexical hit with a foothold and at least 30 % of the top hit's
-///   score, when fused within `primary_reach` of the top; else the top fused entry when it
-///   is such a hit — relations alone never make an item primary;
+/// - primary: the top fused entry when it is a lexical hit with a foothold and at least
+///   30 % of the top hit's score — relations alone never make an item primary;
 /// - supporting: in fused order, entries that hold the deepest passage for a task term or
 ///   have a relation to the task (co-change, imports, tests, anchors, shared identifiers,
 ///   or a link from the best hit);
@@ -193,15 +184,16 @@ pub fn assemble(fused: &[Fused], hits: &[Hit], rules: &TierRules) -> (Vec<Placem
     };
 
     // primary
-    // The best qualifying lexical hit, when the fusion agrees it is near the top; else the
-    // top of the fusion if it qualifies. A relation-only entry is never primary, and a hit
-    // is never promoted from further down (the reading order then stays the fused order).
+    // The top of the fusion when it is a qualifying lexical hit. A relation-only entry is
+    // never primary, and a hit is never promoted from further down (the reading order then
+    // stays the fused order). Promoting the best hit from within the fusion's top three
+    // (query packs, 2026-12-01 to 12-04) lost to this on every sample of `knit bench
+    // history` once co-change followed renames and query words were matched in paths.
     let qualifies = |h: &Hit| h.has_foothold() && h.score >= rules.primary_min_share * top;
     let primary = if rules.primary_cap == 0 || budget == 0 {
         None
     } else {
-        let best_hit = hits.iter().find(|h| qualifies(h)).and_then(|h| fused.iter().position(|f| f.path == h.path)).filter(|&i| i < rules.primary_reach);
-        best_hit.or_else(|| fused.first().filter(|f| hit_of.get(f.path.as_str()).is_some_and(|(_, h)| qualifies(h))).map(|_| 0))
+        fused.first().filter(|f| hit_of.get(f.path.as_str()).is_some_and(|(_, h)| qualifies(h))).map(|_| 0)
     };
     if let Some(i) = primary {
         let f = &fused[i];
@@ -307,12 +299,8 @@ mod tests {
     #[test]
     fn primary_needs_a_foothold_thirty_percent_of_the_top_and_a_place_near_the_top_of_the_fusion() {
         let hits = vec![hit("a.md", 10.0, &[], &["x"]), hit("b.md", 2.0, &["x"], &[]), hit("c.md", 3.5, &["x"], &[])];
-        let reach3 = TierRules { primary_reach: 3, ..Default::default() };
-        let (placements, _) = assemble(&fused(&hits, &[]), &hits, &reach3);
-        assert_eq!(tiers(&placements)[0], ("primary", "c.md"));
-        assert!(placements[0].reasons[0].starts_with("titleMatch: \"x\""), "{:?}", placements[0].reasons);
         let hits = vec![hit("a.md", 10.0, &[], &["x"]), hit("b.md", 2.0, &["x"], &[])];
-        let (placements, _) = assemble(&fused(&hits, &[]), &hits, &reach3);
+        let (placements, _) = assemble(&fused(&hits, &[]), &hits, &TierRules::default());
         assert!(!placements.iter().any(|p| p.tier == Tier::Primary), "{placements:?}");
         // Out of reach (only the top of the fusion may be primary): no primary, and the
         // reading order is the fused order.
