@@ -1,6 +1,6 @@
 //! End-to-end tests of the `knit` CLI: the real binary on real folders.
 
-use knit_e2e::{git, knit_bin, states, Ws};
+use knit_e2e::{git, git_first_commit, knit_bin, states, Ws};
 use std::process::Command;
 
 const RESOLVE: &str = "export class Resolver {\n  resolve(path: string): string {\n    const parts = path.split(\"/\");\n    return parts[parts.length - 1] ?? path;\n  }\n}\n";
@@ -367,13 +367,7 @@ fn changed_limits_the_check_to_targets_git_reports() {
     ws.write("src/untouched.ts", "export function keep(): number { return 1 + 2 + 3 + 4; }\n");
     ws.write("docs/keep.md", "[keep](../src/untouched.ts#keep)\n");
     assert_eq!(ws.knit(&["anchors", "record"]).status.code(), Some(0));
-    let git = |args: &[&str]| {
-        let ok = Command::new("git").args(args).current_dir(ws.path()).env("GIT_AUTHOR_NAME", "t").env("GIT_AUTHOR_EMAIL", "t@t").env("GIT_COMMITTER_NAME", "t").env("GIT_COMMITTER_EMAIL", "t@t").output().unwrap();
-        assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
-    };
-    git(&["init", "-q"]);
-    git(&["add", "-A"]);
-    git(&["commit", "-qm", "init"]);
+    git_first_commit(ws.path(), "init");
     let (code, report) = ws.check_json(&["--changed"]);
     assert_eq!(code, 0);
     assert_eq!(report["anchors"].as_array().unwrap().len(), 0);
@@ -457,9 +451,7 @@ fn an_open_file_pack_says_in_words_what_history_knows() {
     ws.write("src/retry.ts", "export function retryDelay(attempt: number) { return attempt * 100; }\n");
     ws.write("docs/changelog.md", "# Changelog\n\nNothing yet.\n");
     ws.write("src/unrelated.ts", "export const other = 1;\n");
-    git(ws.path(), &["init", "-q"]);
-    git(ws.path(), &["add", "-A"]);
-    git(ws.path(), &["commit", "-qm", "init"]);
+    git_first_commit(ws.path(), "init");
     for i in 1..3 {
         ws.write("src/retry.ts", format!("export function retryDelay(attempt: number) {{ return attempt * {i}00; }}\n"));
         ws.write("docs/changelog.md", format!("# Changelog\n\nRetry change {i}.\n"));
@@ -526,13 +518,11 @@ fn a_retargeted_link_is_recorded_again_not_reported_stale() {
 fn explain_says_what_changed_since_review_from_git_history() {
     let ws = recorded_ws();
     ws.write("src/other.ts", "export const unrelated = 1;\n");
-    knit_e2e::git(ws.path(), &["init", "-q"]);
-    knit_e2e::git(ws.path(), &["add", "-A"]);
-    knit_e2e::git(ws.path(), &["commit", "-qm", "Add the resolver and its guide"]);
+    git_first_commit(ws.path(), "Add the resolver and its guide");
     ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 2]"));
-    knit_e2e::git(ws.path(), &["commit", "-qam", "Take the parent folder instead"]);
+    git(ws.path(), &["commit", "-qam", "Take the parent folder instead"]);
     ws.write("src/other.ts", "export const unrelated = 2;\n");
-    knit_e2e::git(ws.path(), &["commit", "-qam", "Touch something else"]);
+    git(ws.path(), &["commit", "-qam", "Touch something else"]);
     let (code, report) = ws.check_json(&["--explain"]);
     assert_eq!(code, 1);
     let since = &report["anchors"][0]["detail"]["since"];
@@ -552,7 +542,7 @@ fn explain_says_what_changed_since_review_from_git_history() {
     assert!(!human.contains("Touch something else"), "{human}");
     // An uncommitted change: the reviewed version is HEAD's, and nothing committed changed it.
     ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 3]"));
-    knit_e2e::git(ws.path(), &["reset", "-q", "--hard", "HEAD~2"]);
+    git(ws.path(), &["reset", "-q", "--hard", "HEAD~2"]);
     ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 3]"));
     let human = String::from_utf8_lossy(&ws.knit(&["check", "--explain"]).stdout).to_string();
     assert!(human.contains("no commit changed it since: the change is not committed yet"), "{human}");

@@ -4,7 +4,7 @@
 //! symbol signals take part. Compared: every tier's paths in order, and each item's
 //! reasons and passage lines.
 
-use knit_e2e::{git, knit_bin, lsp_frame, lsp_reader, Ws};
+use knit_e2e::{git, git_first_commit, knit_bin, lsp_frame, lsp_reader, Ws};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -18,9 +18,7 @@ fn project() -> Ws {
     ws.write("src/config.ts", "export const timeoutMillis = 1000\n");
     ws.write("docs/routing.md", "# Routing\n\nHow [matchRoute](../src/router.ts#matchRoute) splits paths into routes.\n");
     ws.write("docs/changelog.md", "# Changelog\n\nNothing yet.\n");
-    git(ws.path(), &["init", "-q"]);
-    git(ws.path(), &["add", "-A"]);
-    git(ws.path(), &["commit", "-qm", "init"]);
+    git_first_commit(ws.path(), "init");
     for i in 0..3 {
         ws.write("src/router.ts", format!("export function matchRoute(path: string) {{\n  return path.split('/').slice({i})\n}}\n"));
         ws.write("docs/changelog.md", format!("# Changelog\n\nRouting change {i}.\n"));

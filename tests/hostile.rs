@@ -8,7 +8,7 @@
 //! milliseconds); they detect hangs and runaway super-linear costs, they are not
 //! performance assertions — the figures live in `knit bench`.
 
-use knit_e2e::{git, knit_bin, knit_cmd, states, Ws};
+use knit_e2e::{git, git_first_commit, knit_bin, knit_cmd, states, Ws};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -166,9 +166,7 @@ fn booby_trapped_repo() -> (Ws, std::path::PathBuf) {
     let ws = Ws::new();
     ws.write("src/a.ts", source());
     ws.write("docs/arch.md", doc_with_anchor());
-    git(ws.path(), &["init", "-q"]);
-    git(ws.path(), &["add", "-A"]);
-    git(ws.path(), &["commit", "-qm", "init"]);
+    git_first_commit(ws.path(), "init");
     let out = ws.knit(&["anchors", "record"]);
     assert_eq!(out.status.code(), Some(0));
     git(ws.path(), &["commit", "-qam", "record"]);

@@ -136,6 +136,13 @@ pub fn knit_cmd(ws: &Ws, args: &[&str]) -> Command {
     c
 }
 
+/// Makes `dir` a repository whose first commit, `message`, holds every file in it.
+pub fn git_first_commit(dir: &Path, message: &str) {
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", message]);
+}
+
 /// `git ARGS` in `dir`, isolated from the user's and the system's configuration and hooks.
 pub fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")

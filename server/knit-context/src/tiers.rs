@@ -2,12 +2,12 @@
 //! ([`crate::fusion`]) into primary / supporting / related / more. No score leaves this
 //! module; every placement carries reasons that a reader can check against the files.
 //!
-//! - primary (cap 1): a lexical hit with a foothold — a task term in the title or summary
-//!   (file name or path for code) — whose score is at least 30 % of the top hit's, when it
-//!   is the top fused entry; else none (the reading order then follows the fusion). Promoting the first such
-//!   hit from anywhere cost query packs a fifth of their MRR on real history (ripgrep 0.80
-//!   → 0.67, trpc 0.63 → 0.48): history and co-change often know better what a task
-//!   touches first;
+//! - primary (cap 1): the top fused entry, when it is a lexical hit with a foothold — a
+//!   task term in the title or summary (file name or path for code) — whose score is at
+//!   least 30 % of the top hit's; else none (the reading order then follows the fusion).
+//!   Promoting the first such hit from anywhere cost query packs a fifth of their MRR on
+//!   real history (ripgrep 0.80 → 0.67, trpc 0.63 → 0.48): history and co-change often
+//!   know better what a task touches first;
 //! - supporting (cap 3): in fused order, hits that hold the deepest passage for a task term
 //!   (seen at least twice in one passage beyond the head) and entries with a relation to
 //!   the task (co-change, imports, tests, anchors, shared identifiers, a link from the best
@@ -190,21 +190,14 @@ pub fn assemble(fused: &[Fused], hits: &[Hit], rules: &TierRules) -> (Vec<Placem
     // (query packs, 2026-12-01 to 12-04) lost to this on every sample of `knit bench
     // history` once co-change followed renames and query words were matched in paths.
     let qualifies = |h: &Hit| h.has_foothold() && h.score >= rules.primary_min_share * top;
-    let primary = if rules.primary_cap == 0 || budget == 0 {
-        None
-    } else {
-        fused.first().filter(|f| hit_of.get(f.path.as_str()).is_some_and(|(_, h)| qualifies(h))).map(|_| 0)
-    };
-    if let Some(i) = primary {
-        let f = &fused[i];
+    let has_primary = rules.primary_cap > 0 && budget > 0 && fused.first().is_some_and(|f| hit_of.get(f.path.as_str()).is_some_and(|(_, h)| qualifies(h)));
+    if has_primary {
+        let f = &fused[0];
         placements.push(Placement { path: f.path.clone(), tier: Tier::Primary, provenance: Provenance::Retrieval, reasons: reasons_of(f, false), hit_rank: hit_of.get(f.path.as_str()).map(|(r, _)| *r), relations: f.relations.clone() });
     }
     let count = |placements: &Vec<Placement>, tier: Tier| placements.iter().filter(|p| p.tier == tier).count();
     let mut unplaced = 0usize;
-    for (i, f) in fused.iter().enumerate() {
-        if Some(i) == primary {
-            continue;
-        }
+    for f in fused.iter().skip(usize::from(has_primary)) {
         if placements.len() >= budget {
             unplaced += 1;
             continue;
@@ -297,8 +290,8 @@ mod tests {
     }
 
     #[test]
-    fn primary_needs_a_foothold_thirty_percent_of_the_top_and_a_place_near_the_top_of_the_fusion() {
-        let hits = vec![hit("a.md", 10.0, &[], &["x"]), hit("b.md", 2.0, &["x"], &[]), hit("c.md", 3.5, &["x"], &[])];
+    fn primary_needs_a_foothold_thirty_percent_of_the_top_and_the_top_of_the_fusion() {
+        // The top of the fusion has no foothold: no primary.
         let hits = vec![hit("a.md", 10.0, &[], &["x"]), hit("b.md", 2.0, &["x"], &[])];
         let (placements, _) = assemble(&fused(&hits, &[]), &hits, &TierRules::default());
         assert!(!placements.iter().any(|p| p.tier == Tier::Primary), "{placements:?}");
