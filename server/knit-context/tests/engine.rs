@@ -219,9 +219,7 @@ fn open_buffers_are_the_task_and_bring_their_relations() {
     small_project(&ws);
     let options = EngineOptions { import_extractor: Some(fake_imports), ..ws.options() };
     let mut engine = ContextEngine::open(ws.path(), options).expect("open");
-    let text = std::fs::read_to_string(ws.path().join("src/resolver.ts")).expect("read");
-    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/resolver.ts".into(), text, focused: true, ..Default::default() }] };
-    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    let result = pack_open(&mut engine, ws.path(), "src/resolver.ts");
     assert_eq!(result.task.source, "openBuffers");
     assert_eq!(result.task.open_buffers, vec!["src/resolver.ts".to_string()]);
     let listed: Vec<&str> = result.primary.iter().chain(&result.supporting).chain(&result.related).map(|i| i.path.as_str()).collect();
@@ -247,6 +245,20 @@ fn too_few_terms_degrades_to_recency() {
     assert!(result.more[0].reasons[0].starts_with("modified: "));
 }
 
+/// Packs for `path` open and focused (its text read from disk), no query.
+fn pack_open(engine: &mut ContextEngine, root: &std::path::Path, path: &str) -> knit_context::wire::PackResult {
+    let text = std::fs::read_to_string(root.join(path)).expect("read the open file");
+    let input = TaskInput { buffers: vec![OpenBuffer { path: path.into(), text, focused: true, ..Default::default() }] };
+    engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack")
+}
+
+/// Makes `dir` a repository whose first commit holds every file in it.
+fn git_first_commit(dir: &std::path::Path) {
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "init"]);
+}
+
 /// Runs git in `dir` for test setup (never knit's code path: knit reads git in-process).
 fn git(dir: &std::path::Path, args: &[&str]) {
     let ok = std::process::Command::new("git")
@@ -269,18 +281,14 @@ fn open_buffers_bring_co_changed_and_symbol_related_files_with_their_facts() {
     ws.write("src/handler.ts", "export function dispatchRequest(r: string) {\n  return matchRoute(r)\n}\n");
     ws.write("src/config.ts", "export const timeoutMillis = 1000\n");
     ws.write("docs/changelog.md", "# Changelog\n\nNothing yet.\n");
-    git(ws.path(), &["init", "-q"]);
-    git(ws.path(), &["add", "-A"]);
-    git(ws.path(), &["commit", "-qm", "init"]);
+    git_first_commit(ws.path());
     for i in 0..3 {
         ws.write("src/router.ts", format!("export function matchRoute(path: string) {{\n  return path.split('/').slice({i})\n}}\n"));
         ws.write("docs/changelog.md", format!("# Changelog\n\nChange {i}.\n"));
         git(ws.path(), &["commit", "-qam", "routing change"]);
     }
     let mut engine = ws.engine();
-    let text = std::fs::read_to_string(ws.path().join("src/router.ts")).unwrap();
-    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/router.ts".into(), text, focused: true, ..Default::default() }] };
-    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    let result = pack_open(&mut engine, ws.path(), "src/router.ts");
     assert!(result.degraded.as_ref().is_none_or(|d| d.reason != "noHistory"), "{:?}", result.degraded);
     let items = all_items(&result);
     let changelog = items.iter().find(|i| i.path == "docs/changelog.md").expect("co-changed doc listed");
@@ -297,9 +305,7 @@ fn open_buffers_bring_co_changed_and_symbol_related_files_with_their_facts() {
     plain.write("src/router.ts", "export function matchRoute(path: string) { return path }\n");
     plain.write("src/handler.ts", "export const h = () => matchRoute('x')\n");
     let mut engine = plain.engine();
-    let text = std::fs::read_to_string(plain.path().join("src/router.ts")).unwrap();
-    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/router.ts".into(), text, focused: true, ..Default::default() }] };
-    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    let result = pack_open(&mut engine, plain.path(), "src/router.ts");
     assert_eq!(result.degraded.as_ref().map(|d| d.reason.as_str()), Some("noHistory"), "{:?}", result.degraded);
     assert!(all_items(&result).iter().any(|i| i.path == "src/handler.ts"));
 }
@@ -321,18 +327,14 @@ fn an_item_ranked_by_history_past_the_lexical_depth_still_gets_its_passage() {
     let stages = |n: u32| format!("export function first() {{\n{filler}  return {n}\n}}\n\nexport function second() {{\n  return 'ladder'\n}}\n");
     ws.write("src/stages.ts", stages(0));
     ws.write("src/climb.ts", "export function climb() {\n  return 'ladder ladder ladder'\n}\n");
-    git(ws.path(), &["init", "-q"]);
-    git(ws.path(), &["add", "-A"]);
-    git(ws.path(), &["commit", "-qm", "init"]);
+    git_first_commit(ws.path());
     for n in 1..4 {
         ws.write("src/stages.ts", stages(n));
         ws.write("src/climb.ts", format!("export function climb() {{\n  return 'ladder ladder ladder {n}'\n}}\n"));
         git(ws.path(), &["commit", "-qam", "climb and stages"]);
     }
     let mut engine = ws.engine();
-    let text = std::fs::read_to_string(ws.path().join("src/climb.ts")).unwrap();
-    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/climb.ts".into(), text, focused: true, ..Default::default() }] };
-    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    let result = pack_open(&mut engine, ws.path(), "src/climb.ts");
     let items = all_items(&result);
     let stages_item = items.iter().find(|i| i.path == "src/stages.ts").expect("co-changed file listed");
     assert!(stages_item.reasons.iter().any(|r| r.starts_with("changedWith: src/climb.ts")), "{:?}", stages_item.reasons);
