@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of knit's fuzz targets into <OUT>/<target>/seed-* (default
 OUT: fuzz/corpus), from the repository's fixtures: docs, sources of every language, anchor cases (doc + source),
-LSP sessions over fixtures/lsp/basic and MCP sessions over fixtures/example.
+LSP sessions over fixtures/lsp/basic, MCP sessions over fixtures/example, and context
+packs (fuzz/src/pack.rs) over fixture files written beside fixtures/example.
 
 Deterministic (same fixtures, same seeds) and small: at most PER_TARGET files per target,
 each at most MAX_BYTES. Run it after changing fixtures; the fuzzers' own corpus entries
@@ -192,6 +193,33 @@ def mcp_seeds():
     return out
 
 
+def pack_seeds():
+    """flags, focus pick, cursor line, cursor character, then query NUL (path LF content) NUL …
+    flags: 1 query, 2 focus, 4 focus is an open buffer, 8 code only, high nibble the limit."""
+    def seed(flags, pick, line, char, query, files):
+        body = b"\0".join([query.encode()] + [p.encode() + b"\n" + c for p, c in files])
+        return bytes([flags, pick, line, char]) + body
+
+    sources = spread([p for p in files("*") if p.suffix in (".ts", ".md", ".py", ".rs", ".swift", ".go")], 40)
+    seeds = []
+    for i in range(0, len(sources) - 1, 2):
+        a, b = sources[i], sources[i + 1]
+        picked = [(f"src/{a.name}", a.read_bytes()[:6000]), (f"docs/{b.name}" if b.suffix == ".md" else f"lib/{b.name}", b.read_bytes()[:6000])]
+        words = " ".join(re.findall(r"[A-Za-z_]{4,}", a.read_text(errors="replace"))[:6])
+        flags = [1, 2, 3, 6, 7, 0x31, 0x8B, 0xF7][(i // 2) % 8]
+        seeds.append((f"{a.stem}-{b.stem}", seed(flags, 0x80 | (i % 7) if i % 3 == 0 else i % 7, i % 12, i % 5, words, picked)))
+    seeds.append(("empty-query", seed(1, 0, 0, 0, "", [])))
+    seeds.append(("focus-fixture", seed(2, 3, 4, 2, "", [])))
+    seeds.append(("hostile-names", seed(7, 9, 1, 0, "resolve anchors", [
+        ("../../etc/passwd", b"root:x:0:0"), ("/abs/path.ts", b"export const a = 1\n"), (".git/config", b"[core]\n\tfsmonitor = evil\n"),
+        ("src/resolve.ts", b"export function resolve() {}\n"), ("src", b"a file where a folder is"), ("docs/\xff\xfe.md", b"# T\n")])))
+    seeds.append(("binary-and-crlf", seed(7, 5, 200, 255, "line\r\nbreaks", [
+        ("src/bin.ts", bytes(range(256)) * 4), ("docs/cr.md", b"# CR\rtitle\r\rbody\r"), ("src/crlf.py", b"def f():\r\n    return 1\r\n" * 50)])))
+    seeds.append(("long-line", seed(3, 2, 0, 0, "x" * 300, [("src/long.ts", b"const a = '" + b"y" * 12000 + b"'\n")])))
+    seeds.append(("knit-toml", seed(1, 0, 0, 0, "resolve", [("knit.toml", b"[context]\nexclude = [\"**\"]\n[check\n")])))
+    return seeds
+
+
 def main():
     global OUT
     if len(sys.argv) > 1:
@@ -204,6 +232,7 @@ def main():
     write("lsp_framing", sessions)
     write("lsp_session", sessions)
     write("mcp", mcp_seeds())
+    write("pack", pack_seeds())
 
 
 if __name__ == "__main__":

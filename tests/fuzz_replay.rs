@@ -23,6 +23,8 @@ mod lsp_session;
 mod markdown;
 #[path = "../fuzz/src/mcp.rs"]
 mod mcp;
+#[path = "../fuzz/src/pack.rs"]
+mod pack;
 #[path = "../fuzz/src/syntax.rs"]
 mod syntax;
 
@@ -123,4 +125,9 @@ fn lsp_session_inputs() {
 #[test]
 fn mcp_inputs() {
     replay("mcp", mcp::run);
+}
+
+#[test]
+fn pack_inputs() {
+    replay("pack", pack::run);
 }

@@ -11,4 +11,5 @@ pub mod lsp_framing;
 pub mod lsp_session;
 pub mod markdown;
 pub mod mcp;
+pub mod pack;
 pub mod syntax;
