@@ -74,3 +74,24 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `fixtures/example` copied afresh into `<private_dir(what)>/ws` and committed to a new
+/// git repository there (when git is available): (the private folder, the workspace root).
+pub fn example_repository(what: &str) -> (PathBuf, PathBuf) {
+    let dir = private_dir(what);
+    let root = dir.join("ws");
+    let _ = std::fs::remove_dir_all(&root);
+    copy_dir(&fixtures().join("example"), &root);
+    let _ = git_in(&root, &["init", "-q"]) && git_in(&root, &["add", "-A"]) && git_in(&root, &["commit", "-qm", "fixture"]);
+    (dir, root)
+}
+
+/// Runs git in `root` with a fixed identity, no signing and no hooks; true when it succeeded.
+pub fn git_in(root: &Path, args: &[&str]) -> bool {
+    std::process::Command::new("git")
+        .args(["-c", "user.name=fuzz", "-c", "user.email=fuzz@localhost", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}

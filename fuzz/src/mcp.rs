@@ -12,7 +12,7 @@
 //! `read_message` with a small limit splits the input exactly as a plain split on `\n`
 //! would (trailing `\r` removed, blank lines skipped, long lines reported as too large).
 
-use crate::common::{copy_dir, fixtures, private_dir};
+use crate::common::example_repository;
 use knit_mcp::protocol::{read_message, ReadOutcome};
 use knit_mcp::ServerOptions;
 use serde_json::Value;
@@ -31,19 +31,7 @@ struct Workspace {
 fn workspace() -> &'static Workspace {
     static WS: OnceLock<Workspace> = OnceLock::new();
     WS.get_or_init(|| {
-        let dir = private_dir("mcp");
-        let root = dir.join("ws");
-        let _ = std::fs::remove_dir_all(&root);
-        copy_dir(&fixtures().join("example"), &root);
-        let git = |args: &[&str]| {
-            std::process::Command::new("git")
-                .args(["-c", "user.name=fuzz", "-c", "user.email=fuzz@localhost", "-c", "commit.gpgsign=false"])
-                .args(args)
-                .current_dir(&root)
-                .output()
-                .is_ok_and(|o| o.status.success())
-        };
-        let _ = git(&["init", "-q"]) && git(&["add", "-A"]) && git(&["commit", "-qm", "fixture"]);
+        let (dir, root) = example_repository("mcp");
         let options = ServerOptions { cache_dir: Some(dir.join("cache")), state_dir: Some(dir.join("state")) };
         Workspace { root, options }
     })

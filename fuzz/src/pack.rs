@@ -9,11 +9,11 @@
 //! The rest is NUL-separated parts: the query, then up to [`MAX_FILES`] files, each a path
 //! line and its content. The history is drawn from the same bytes (see [`history_of`]).
 //!
-//! The workspace is made once per process (`git init`, three commits of the fixture, so
-//! co-change has pairs to find). Per input the work tree is put back to the committed files,
-//! the fuzzed files are written into it under sanitised names (never into `.git`, never
-//! outside the root) and the index and history caches start empty, so a replay does not
-//! depend on what ran before.
+//! The workspace is made once per process (`git init`, the fixture and two edits of two
+//! files each, so co-change has pairs to find). Per input the work tree is put back to the
+//! committed files, the fuzzed files are written into it under sanitised names (never into
+//! `.git`, never outside the root) and the index and history caches start empty, so a
+//! replay does not depend on what ran before.
 //!
 //! Properties: no panic; a pack that succeeds serialises; each of its items names a file
 //! that exists inside the root, once across all tiers; every passage's line range lies in
@@ -22,7 +22,7 @@
 //! non-negative and best first; past-commit hits and recent files are unique with sane
 //! counts.
 
-use crate::common::{copy_dir, fixtures, private_dir, split_nul};
+use crate::common::{example_repository, git_in, split_nul};
 use knit_context::cochange::CoChange;
 use knit_context::{ContextEngine, EngineOptions, Focus, Kind, NoAnchorFacts, OpenBuffer, PackParams, PackResult, Position, QueryParam, TaskInput};
 use knit_workspace::history::CommitFiles;
@@ -70,21 +70,9 @@ impl Workspace {
 fn workspace() -> &'static Workspace {
     static WS: OnceLock<Workspace> = OnceLock::new();
     WS.get_or_init(|| {
-        let dir = private_dir("pack");
-        let root = dir.join("ws");
-        let _ = std::fs::remove_dir_all(&root);
-        copy_dir(&fixtures().join("example"), &root);
-        let git = |args: &[&str]| {
-            std::process::Command::new("git")
-                .args(["-c", "user.name=fuzz", "-c", "user.email=fuzz@localhost", "-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"])
-                .args(args)
-                .current_dir(&root)
-                .output()
-                .is_ok_and(|o| o.status.success())
-        };
-        // Three commits, so that co-change has pairs to rank: everything, then two edits
-        // that change two files each.
-        let _ = git(&["init", "-q"]) && git(&["add", "-A"]) && git(&["commit", "-qm", "fixture"]);
+        let (dir, root) = example_repository("pack");
+        // Two commits after the fixture's own, each changing two files, so that co-change
+        // has pairs to rank.
         for (n, pair) in [["src/resolve.ts", "docs/architecture.md"], ["src/resolve.ts", "src/lang.ts"]].iter().enumerate() {
             for f in pair {
                 let p = root.join(f);
@@ -92,7 +80,7 @@ fn workspace() -> &'static Workspace {
                 text.push_str(&format!("\n// edit {n}\n"));
                 let _ = std::fs::write(&p, text);
             }
-            let _ = git(&["commit", "-qam", &format!("resolve: edit {n}")]);
+            let _ = git_in(&root, &["commit", "-qam", &format!("resolve: edit {n}")]);
         }
         let mut files = Vec::new();
         list_files(&root, &root, &mut files);
