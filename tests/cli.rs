@@ -1,6 +1,6 @@
 //! End-to-end tests of the `knit` CLI: the real binary on real folders.
 
-use knit_e2e::{git, git_first_commit, knit_bin, states, Ws};
+use knit_e2e::{git, git_first_commit, knit_bin, knit_cmd, states, Ws};
 use std::process::Command;
 
 const RESOLVE: &str = "export class Resolver {\n  resolve(path: string): string {\n    const parts = path.split(\"/\");\n    return parts[parts.length - 1] ?? path;\n  }\n}\n";
@@ -645,4 +645,49 @@ fn suggest_turns_unique_code_mentions_into_anchors_and_leaves_the_rest() {
     // Converted mentions are links now: a second run finds only the ambiguous one.
     let again: serde_json::Value = serde_json::from_slice(&ws.knit(&["anchors", "suggest", "--format", "json"]).stdout).unwrap();
     assert_eq!((again["suggested"].as_u64(), again["ambiguous"].as_u64()), (Some(0), Some(1)), "{again:#}");
+}
+
+/// `knit bench history` on a small real history, saved as JSON and re-rendered with
+/// `--from`: the tables carry the miss ratio's interval (per repository and averaged) and
+/// knit's passage hit beside its first-passage baseline.
+#[test]
+fn bench_history_reports_intervals_and_a_passage_baseline_and_rerenders_saved_runs() {
+    let ws = Ws::new();
+    let repo = ws.path().join("repo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    let write = |path: &str, text: String| std::fs::write(repo.join(path), text).unwrap();
+    let lexer = |n: u32| (0..=n).map(|i| format!("export function readToken{i}(input: string) {{\n  return input.slice({i})\n}}\n\n")).collect::<String>();
+    let parser = |n: u32| (0..=n).map(|i| format!("import {{ readToken{i} }} from './lexer'\nexport function parseRule{i}(input: string) {{\n  return readToken{i}(input)\n}}\n\n")).collect::<String>();
+    write("src/lexer.ts", lexer(0));
+    write("src/parser.ts", parser(0));
+    write("CHANGELOG.md", "# Changelog\n\n## Unreleased\n\n- first rule\n".into());
+    git_first_commit(&repo, "Initial import");
+    for n in 1..=14 {
+        write("src/lexer.ts", lexer(n));
+        write("src/parser.ts", parser(n));
+        if n % 2 == 0 {
+            let entries: String = (0..n).map(|i| format!("- rule {i} parses tokens\n")).collect();
+            write("CHANGELOG.md", format!("# Changelog\n\n## Unreleased\n\n{entries}"));
+        }
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-qm", &format!("Parse rule {n} with its own token reader")]);
+    }
+    let repo_arg = repo.to_str().unwrap();
+    let saved = ws.path().join("run.json");
+    let run = knit_cmd(&ws, &["bench", "history", "--repo", repo_arg, "--repo", repo_arg, "--max-tasks", "14", "--format", "json", "--out", saved.to_str().unwrap()]).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let rendered = knit_cmd(&ws, &["bench", "history", "--from", saved.to_str().unwrap(), "--format", "markdown"]).output().unwrap();
+    assert!(rendered.status.success(), "{}", String::from_utf8_lossy(&rendered.stderr));
+    let text = String::from_utf8_lossy(&rendered.stdout);
+    assert!(text.contains("Passage hit (first passage)") && text.contains("Miss ratio [95 % CI]"), "{text}");
+    let average_open = text.lines().find(|l| l.starts_with("| *average* | open |")).unwrap_or_else(|| panic!("no averaged open row: {text}"));
+    let per_repo_open = text.lines().find(|l| l.contains("| open | cochange |") || l.contains("| open | bm25 |") || l.contains("| open | grep |")).unwrap_or_else(|| panic!("no per-repository open target: {text}"));
+    for row in [average_open, per_repo_open] {
+        assert!(row.contains(" [") || row.contains("| — |"), "a miss ratio has its interval: {row}");
+    }
+    let knit_row = text.lines().find(|l| l.contains("| **knit** |")).expect("a knit row");
+    assert!(knit_row.contains(" (") || knit_row.contains("| — |"), "knit's passage hit with its first-passage baseline: {knit_row}");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&saved).unwrap()).unwrap();
+    let knit_metrics = &json["repositories"][0]["tasks"][0]["results"]["knit"]["metrics"];
+    assert!(knit_metrics["first_passage_hits"].is_u64(), "{knit_metrics}");
 }

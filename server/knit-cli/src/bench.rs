@@ -129,7 +129,13 @@ fn history(h: &HistoryBench) -> anyhow::Result<u8> {
     let report = match &h.from {
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("reading {}: {e}", path.display()))?;
-            serde_json::from_slice::<knit_eval::Report>(&bytes).map_err(|e| anyhow::anyhow!("{}: not a `knit bench history --format json` report: {e}", path.display()))?
+            let saved = serde_json::from_slice::<knit_eval::Report>(&bytes).map_err(|e| anyhow::anyhow!("{}: not a `knit bench history --format json` report: {e}", path.display()))?;
+            // the averages are re-aggregated from the saved tasks, so a report saved by an
+            // older knit renders with today's aggregation (the averaged miss ratio's interval)
+            let mut report = knit_eval::Report::new(saved.repositories);
+            report.command = saved.command;
+            report.tool = saved.tool;
+            report
         }
         None => run_history(h)?,
     };

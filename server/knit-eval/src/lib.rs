@@ -294,10 +294,29 @@ fn run_task(task: &mut TaskRecord, open_text: Option<&str>, env: &mut Environmen
     task.baseline_query = query;
     for (name, ranked, millis) in outcomes {
         debug_assert!(applies(name, task.mode));
-        let metrics = metrics::score(&ranked, &task.truth);
+        let mut metrics = metrics::score(&ranked, &task.truth);
+        if name == "knit" {
+            let first = first_passages(env.workspace.root(), &ranked.paths[..ranked.paths.len().min(10)]);
+            metrics.first_passage_hits = Some(metrics::passage_hits(&ranked.paths, &first, &task.truth));
+        }
         task.results.insert(name.to_string(), RankerOutcome { ranked, metrics, millis });
     }
     Ok(())
+}
+
+/// Each file's first passage as knit cuts it (code at declarations, docs at headings): the
+/// passage an item would show if the pack did not choose one (the first-passage hit, a
+/// baseline for knit's passage hit). `None` for a file that does not read as text.
+fn first_passages(root: &Path, paths: &[String]) -> Vec<Option<(u32, u32)>> {
+    let files = knit_workspace::files::Confined::new(root);
+    paths
+        .iter()
+        .map(|path| {
+            let kind = knit_context::classify::kind_of(path)?;
+            let knit_context::fsio::ReadOutcome::Text(text) = knit_context::fsio::read_text(&files, path, knit_context::fsio::MAX_FILE_BYTES) else { return None };
+            knit_context::passages::split(&text, kind, 0).first().map(|p| (p.start_line, p.end_line))
+        })
+        .collect()
 }
 
 /// Position of every commit reachable from HEAD in `git rev-list --date-order --reverse`:

@@ -4,7 +4,9 @@
 //!
 //! Targets (DESIGN 5 / issue 10), per group: knit's misses (1 − recall@10) ÷ the best
 //! baseline's misses (the baseline with the highest recall@10) must be ≤ 0.75, and knit's
-//! MRR must not be below any baseline's.
+//! MRR must not be below any baseline's. Each group's miss ratio carries a bootstrap 95 %
+//! interval (tasks resampled, knit and the best baseline paired), so a cell that misses
+//! the target by noise reads differently from one that misses it clearly.
 
 use std::collections::BTreeMap;
 
@@ -32,6 +34,10 @@ pub struct Target {
     pub best_baseline_misses: f64,
     /// knit misses ÷ best baseline misses; `None` when the best baseline misses nothing.
     pub ratio: Option<f64>,
+    /// Bootstrap 95 % interval of `ratio` (for a macro average, resampled within each
+    /// repository).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_interval: Option<(f64, f64)>,
     pub met: bool,
     pub mrr_not_below_any_baseline: bool,
 }
@@ -52,6 +58,7 @@ fn target(summaries: &[(String, Summary)]) -> Option<Target> {
         knit_misses,
         best_baseline_misses: best_misses,
         ratio,
+        ratio_interval: None,
         met,
         mrr_not_below_any_baseline: baselines.iter().all(|(_, s)| knit.mrr + 1e-12 >= s.mrr),
     })
@@ -96,6 +103,12 @@ pub fn group(label: &str, split_name: &str, mode: Mode, tasks: &[&TaskRecord], r
         })
         .collect();
     let n = tasks.len();
+    let mut target = if n == 0 { None } else { target(&summaries) };
+    if let Some(t) = target.as_mut().filter(|t| t.ratio.is_some()) {
+        let r10 = |ranker: &str| metrics_of(ranker).iter().map(|x| x.recall10).collect::<Vec<f64>>();
+        let mut rng = Rng::derived(seed, &format!("{label}/{split_name}/{}/miss-ratio", mode.as_str()));
+        t.ratio_interval = metrics::ratio_bootstrap(&r10("knit"), &r10(&t.best_baseline), resamples, &mut rng);
+    }
     GroupReport {
         split: split_name.to_string(),
         mode,
@@ -103,7 +116,7 @@ pub fn group(label: &str, split_name: &str, mode: Mode, tasks: &[&TaskRecord], r
         truth_per_task: if n == 0 { 0.0 } else { tasks.iter().map(|t| t.truth.len()).sum::<usize>() as f64 / n as f64 },
         added_files: tasks.iter().map(|t| t.added_files.len()).sum(),
         not_candidates: tasks.iter().map(|t| t.not_candidates.len()).sum(),
-        target: if n == 0 { None } else { target(&summaries) },
+        target,
         summaries,
         versus,
     }
@@ -242,6 +255,7 @@ impl Report {
                     .map(|ranker| {
                         let of: Vec<Summary> = members.iter().filter_map(|g| g.summaries.iter().find(|(n, _)| n == ranker).map(|(_, s)| *s)).collect();
                         let passages: Vec<f64> = of.iter().filter_map(|s| s.passage_hit).collect();
+                        let first_passages: Vec<f64> = of.iter().filter_map(|s| s.first_passage_hit).collect();
                         let summary = Summary {
                             tasks: of.iter().map(|s| s.tasks).sum(),
                             recall5: mean(of.iter().map(|s| s.recall5)),
@@ -251,17 +265,46 @@ impl Report {
                             passage_hit: if passages.is_empty() { None } else { Some(mean(passages.iter().copied())) },
                             passage_found: of.iter().map(|s| s.passage_found).sum(),
                             passage_hits: of.iter().map(|s| s.passage_hits).sum(),
+                            first_passage_hit: if first_passages.is_empty() { None } else { Some(mean(first_passages.iter().copied())) },
+                            first_passage_hits: of.iter().map(|s| s.first_passage_hits).sum(),
                             returned: mean(of.iter().map(|s| s.returned)),
                         };
                         (ranker.to_string(), summary)
                     })
                     .collect();
-                averages.push(AverageGroup { split, mode, repositories: members.len(), tasks: members.iter().map(|g| g.tasks).sum(), target: target(&summaries), summaries });
+                let mut target = target(&summaries);
+                if let Some(t) = target.as_mut().filter(|t| t.ratio.is_some()) {
+                    t.ratio_interval = average_ratio_interval(&repositories, &split, mode, &t.best_baseline);
+                }
+                averages.push(AverageGroup { split, mode, repositories: members.len(), tasks: members.iter().map(|g| g.tasks).sum(), target, summaries });
             }
         }
         Report { tool: format!("knit bench history {}", env!("CARGO_PKG_VERSION")), command: String::new(), repositories, averages }
     }
 }
+
+/// The averaged miss ratio's interval: each repository's tasks of the split and mode
+/// resampled within the repository (see [`metrics::stratified_ratio_bootstrap`]), with the
+/// repositories' own seed and resample count.
+fn average_ratio_interval(repositories: &[RepoReport], split: &str, mode: Mode, best: &str) -> Option<(f64, f64)> {
+    let strata: Vec<(Vec<f64>, Vec<f64>)> = repositories
+        .iter()
+        .map(|r| {
+            r.tasks
+                .iter()
+                .filter(|t| t.mode == mode && (split == "all" || t.split.as_str() == split))
+                .filter_map(|t| Some((t.results.get("knit")?.metrics.recall10, t.results.get(best)?.metrics.recall10)))
+                .unzip()
+        })
+        .filter(|(a, _): &(Vec<f64>, Vec<f64>)| !a.is_empty())
+        .collect();
+    let seed = repositories.first().map(|r| r.seed).unwrap_or(0);
+    let mut rng = Rng::derived(seed, &format!("average/{split}/{}/miss-ratio", mode.as_str()));
+    metrics::stratified_ratio_bootstrap(&strata, AVERAGE_RESAMPLES, &mut rng)
+}
+
+/// Resamples for the averaged miss ratio's interval (a run's own count is per repository).
+const AVERAGE_RESAMPLES: usize = 2000;
 
 fn f3(x: f64) -> String {
     format!("{x:.3}")
@@ -279,8 +322,17 @@ fn interval(i: &Interval) -> String {
     format!("{} [{}, {}]", signed(i.diff), signed(i.low), signed(i.high))
 }
 
+/// The miss ratio, with its interval when there is one: `0.83 [0.61, 1.07]`.
+fn ratio_cell(t: &Target) -> String {
+    match (t.ratio, t.ratio_interval) {
+        (Some(r), Some((low, high))) => format!("{r:.2} [{low:.2}, {high:.2}]"),
+        (Some(r), None) => format!("{r:.2}"),
+        (None, _) => "—".into(),
+    }
+}
+
 fn target_line(t: &Target) -> String {
-    let ratio = t.ratio.map(|r| format!("{r:.2}")).unwrap_or_else(|| "—".into());
+    let ratio = ratio_cell(t);
     format!(
         "target: knit misses {:.3} ÷ best baseline ({}) misses {:.3} = {ratio} → {} (≤ {TARGET_MISS_RATIO}); MRR ≥ every baseline: {}",
         t.knit_misses,
@@ -292,9 +344,19 @@ fn target_line(t: &Target) -> String {
 }
 
 fn passage(s: &Summary) -> String {
-    match s.passage_hit {
-        Some(p) => format!("{p:.3} ({}/{})", s.passage_hits, s.passage_found),
-        None => "—".into(),
+    match (s.passage_hit, s.first_passage_hit) {
+        (Some(p), Some(f)) => format!("{p:.3} ({}/{}; first passage {f:.3})", s.passage_hits, s.passage_found),
+        (Some(p), None) => format!("{p:.3} ({}/{})", s.passage_hits, s.passage_found),
+        _ => "—".into(),
+    }
+}
+
+/// A Markdown cell: knit's passage hit, and the first passage's beside it.
+fn passage_cell(s: &Summary) -> String {
+    match (s.passage_hit, s.first_passage_hit) {
+        (Some(p), Some(f)) => format!("{p:.2} ({f:.2})"),
+        (Some(p), None) => format!("{p:.2}"),
+        _ => "—".into(),
     }
 }
 
@@ -338,9 +400,9 @@ pub fn render_human(report: &Report) -> String {
             if g.tasks == 0 {
                 continue;
             }
-            out.push_str(&format!("  {:<10} {:>6} {:>6} {:>6} {:>7}  {:<18} {:>8}\n", "ranker", "R@5", "R@10", "MRR", "all@10", "passage hit", "returned"));
+            out.push_str(&format!("  {:<10} {:>6} {:>6} {:>6} {:>7}  {:<42} {:>8}\n", "ranker", "R@5", "R@10", "MRR", "all@10", "passage hit", "returned"));
             for (name, s) in &g.summaries {
-                out.push_str(&format!("  {:<10} {:>6} {:>6} {:>6} {:>7}  {:<18} {:>8.1}\n", name, f3(s.recall5), f3(s.recall10), f3(s.mrr), f3(s.all10), passage(s), s.returned));
+                out.push_str(&format!("  {:<10} {:>6} {:>6} {:>6} {:>7}  {:<42} {:>8.1}\n", name, f3(s.recall5), f3(s.recall10), f3(s.mrr), f3(s.all10), passage(s), s.returned));
             }
             for v in &g.versus {
                 out.push_str(&format!("  knit − {:<9} R@10 {} {:<6} MRR {} {}\n", v.baseline, interval(&v.recall10), v.recall10.verdict(), interval(&v.mrr), v.mrr.verdict()));
@@ -371,9 +433,13 @@ pub fn render_human(report: &Report) -> String {
         out.push_str("\nAverage over repositories (macro: each repository weighs the same)\n");
         for a in &report.averages {
             out.push_str(&format!("\n  {} · {} mode · {} repositories · {} tasks\n", a.split, a.mode.as_str(), a.repositories, a.tasks));
-            out.push_str(&format!("  {:<10} {:>6} {:>6} {:>6} {:>7}  {:<12}\n", "ranker", "R@5", "R@10", "MRR", "all@10", "passage hit"));
+            out.push_str(&format!("  {:<10} {:>6} {:>6} {:>6} {:>7}  {:<12}\n", "ranker", "R@5", "R@10", "MRR", "all@10", "passage hit (first passage)"));
             for (name, s) in &a.summaries {
-                let p = s.passage_hit.map(f3).unwrap_or_else(|| "—".into());
+                let p = match (s.passage_hit, s.first_passage_hit) {
+                    (Some(p), Some(f)) => format!("{} ({})", f3(p), f3(f)),
+                    (Some(p), None) => f3(p),
+                    _ => "—".into(),
+                };
                 out.push_str(&format!("  {:<10} {:>6} {:>6} {:>6} {:>7}  {:<12}\n", name, f3(s.recall5), f3(s.recall10), f3(s.mrr), f3(s.all10), p));
             }
             if let Some(t) = &a.target {
@@ -402,12 +468,12 @@ pub fn render_markdown(report: &Report) -> String {
     split_names.sort_by_key(|s| if s == "held-out" { 0 } else { 1 });
     for split in &split_names {
         out.push_str(&format!("\n#### {} commits\n\n", if split == "held-out" { "Held-out (newest half)" } else { "Development (oldest half)" }));
-        out.push_str("| Repository | Mode | Tasks | Ranker | R@5 | R@10 | MRR | all@10 | Passage hit | Items |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+        out.push_str("| Repository | Mode | Tasks | Ranker | R@5 | R@10 | MRR | all@10 | Passage hit (first passage) | Items |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
         let mut rows = |repo: &str, mode: Mode, tasks: usize, summaries: &[(String, Summary)]| {
             for (i, (name, s)) in summaries.iter().enumerate() {
                 let (repo_cell, mode_cell, tasks_cell) = if i == 0 { (repo.to_string(), mode.as_str().to_string(), tasks.to_string()) } else { (String::new(), String::new(), String::new()) };
                 let shown = if name == "knit" { "**knit**".to_string() } else { name.clone() };
-                let p = s.passage_hit.map(|p| format!("{p:.2}")).unwrap_or_else(|| "—".into());
+                let p = passage_cell(s);
                 out.push_str(&format!("| {repo_cell} | {mode_cell} | {tasks_cell} | {shown} | {:.2} | {:.2} | {:.2} | {:.2} | {p} | {:.1} |\n", s.recall5, s.recall10, s.mrr, s.all10, s.returned));
             }
         };
@@ -420,7 +486,7 @@ pub fn render_markdown(report: &Report) -> String {
             rows(&format!("*average of {}*", a.repositories), a.mode, a.tasks, &a.summaries);
         }
         out.push_str(&format!("\n{} — targets (knit misses ÷ best baseline's ≤ {TARGET_MISS_RATIO}; knit MRR ≥ every baseline) and knit − baseline, paired bootstrap 95 % intervals:\n\n", if split == "held-out" { "Held-out" } else { "Development" }));
-        out.push_str("| Repository | Mode | Best baseline | Miss ratio | ≤ 0.75 | MRR ≥ all | knit − baseline: ΔR@10 [95 % CI] · ΔMRR [95 % CI] |\n|---|---|---|---:|:-:|:-:|---|\n");
+        out.push_str("| Repository | Mode | Best baseline | Miss ratio [95 % CI] | ≤ 0.75 | MRR ≥ all | knit − baseline: ΔR@10 [95 % CI] · ΔMRR [95 % CI] |\n|---|---|---|---:|:-:|:-:|---|\n");
         for r in &report.repositories {
             for g in r.groups.iter().filter(|g| &g.split == split && g.tasks > 0) {
                 let Some(t) = &g.target else { continue };
@@ -430,7 +496,7 @@ pub fn render_markdown(report: &Report) -> String {
                     r.name,
                     g.mode.as_str(),
                     t.best_baseline,
-                    t.ratio.map(|x| format!("{x:.2}")).unwrap_or_else(|| "—".into()),
+                    ratio_cell(t),
                     if t.met { "yes" } else { "no" },
                     if t.mrr_not_below_any_baseline { "yes" } else { "no" },
                     versus.join("<br>")
@@ -443,7 +509,7 @@ pub fn render_markdown(report: &Report) -> String {
                 "| *average* | {} | {} | {} | {} | {} | — |\n",
                 a.mode.as_str(),
                 t.best_baseline,
-                t.ratio.map(|x| format!("{x:.2}")).unwrap_or_else(|| "—".into()),
+                ratio_cell(t),
                 if t.met { "yes" } else { "no" },
                 if t.mrr_not_below_any_baseline { "yes" } else { "no" }
             ));

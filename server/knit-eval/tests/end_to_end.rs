@@ -196,6 +196,10 @@ fn the_harness_runs_end_to_end_without_look_ahead() {
             assert!(m.recall5 <= m.recall10);
         }
         assert!(task.results["knit"].ranked.passages.is_some());
+        // knit's passages have a baseline on the same found files: each one's first passage
+        let knit = task.results["knit"].metrics;
+        assert!(knit.first_passage_hits.is_some_and(|h| h <= knit.found10), "{}: {knit:?}", task.id);
+        assert!(task.results.iter().filter(|(n, _)| *n != "knit").all(|(_, o)| o.metrics.first_passage_hits.is_none()));
     }
     // sane figures on a history where lexer, parser and util change together
     let all_open = report.groups.iter().find(|g| g.split == "all" && g.mode == Mode::Open).expect("group");
@@ -203,6 +207,14 @@ fn the_harness_runs_end_to_end_without_look_ahead() {
     assert!(summary("cochange").recall10 > 0.5, "{:?}", summary("cochange"));
     assert!(summary("knit").recall10 > 0.0 && summary("bm25").recall10 > 0.0, "{all_open:?}");
     assert!(all_open.target.is_some() && all_open.versus.len() == 4);
+    for g in report.groups.iter().filter(|g| g.tasks > 0) {
+        let t = g.target.as_ref().expect("a target per group with tasks");
+        if let (Some(r), Some((low, high))) = (t.ratio, t.ratio_interval) {
+            assert!(low <= high && low >= 0.0, "{} {}: [{low}, {high}]", g.split, g.mode.as_str());
+            // a percentile interval of resampled ratios holds the ratio itself unless it is degenerate
+            assert!(low <= r + 1e-9 || (high - low).abs() < 1e-12, "{} {}: {r} outside [{low}, {high}]", g.split, g.mode.as_str());
+        }
+    }
 
     // deterministic for the same repository and seed
     config.bootstrap_resamples = 200;
@@ -217,7 +229,7 @@ fn the_harness_runs_end_to_end_without_look_ahead() {
     assert_eq!(a.tasks.len(), b.tasks.len());
     assert_eq!(a.groups, b.groups);
     let text = knit_eval::report::render_markdown(&knit_eval::Report::new(vec![a]));
-    assert!(text.contains("| **knit** |") && text.contains("Held-out"), "{text}");
+    assert!(text.contains("| **knit** |") && text.contains("Held-out") && text.contains("Passage hit (first passage)") && text.contains("Miss ratio [95 % CI]"), "{text}");
 }
 
 #[test]
