@@ -435,6 +435,43 @@ fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], wanted: &
     Some(counts)
 }
 
+/// Whether `path` names a changelog (`CHANGELOG.md`, `CHANGES.md`, `HISTORY.md`,
+/// `NEWS.md`, `RELEASES.md`, `RELEASE_NOTES.md`, any case): a doc that grows at its top, one
+/// section per release, newest first.
+pub fn is_changelog(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let stem = name.split('.').next().unwrap_or("");
+    matches!(stem, "changelog" | "changes" | "history" | "news" | "releases" | "release-notes" | "release_notes" | "releasenotes")
+}
+
+/// Lines of a changelog read to find its newest release: it sits at the top, and a long
+/// changelog is not parsed whole for each pack that lists it.
+const CHANGELOG_SCAN_LINES: usize = 1000;
+
+/// The newest release section of a changelog: from the first heading that names a version,
+/// a date or a pending release (`## [Unreleased]`, `TBD` / `===`, `## 2.1.0 (2024-01-06)`)
+/// to the line before the next heading of its level or above, at most
+/// [`PASSAGE_MAX_LINES`] lines (1-based, inclusive). A change to the project lands there —
+/// a new entry under the release being prepared — whatever words the task shares with
+/// older entries, so that is the passage a changelog item reports. `None` when the top of
+/// the file has no such heading (a changelog kept as a table, say).
+pub fn newest_release(text: &str) -> Option<(u32, u32)> {
+    let prefix_end = text.match_indices('\n').nth(CHANGELOG_SCAN_LINES).map(|(i, _)| i + 1).unwrap_or(text.len());
+    let prefix = &text[..prefix_end];
+    let headings = knit_anchors::markdown::scan(prefix).headings;
+    let names_a_release = |heading: &str| {
+        let lower = heading.to_lowercase();
+        heading.chars().any(|c| c.is_ascii_digit()) || lower.contains("in progress") || lower.split(|c: char| !c.is_alphanumeric()).any(|word| matches!(word, "unreleased" | "upcoming" | "tbd" | "next" | "pending"))
+    };
+    let at = headings.iter().position(|h| names_a_release(&h.text))?;
+    let start = headings[at].line;
+    let last_line = prefix.lines().count() as u32;
+    let end = headings[at + 1..].iter().find(|h| h.level <= headings[at].level).map(|h| h.line.saturating_sub(1)).unwrap_or(last_line);
+    // a setext heading's line is its text; the underline below belongs to it
+    let end = end.min(start + PASSAGE_MAX_LINES as u32 - 1).max(start);
+    Some((start, end))
+}
+
 /// The text of lines `start..=end` (1-based) of `text`.
 pub fn lines_text(text: &str, start_line: u32, end_line: u32) -> String {
     text.lines()
@@ -447,6 +484,36 @@ pub fn lines_text(text: &str, start_line: u32, end_line: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changelogs_are_known_by_name() {
+        for path in ["CHANGELOG.md", "packages/server/CHANGELOG.md", "Changes.md", "HISTORY.md", "NEWS", "docs/release-notes.md", "RELEASES.md"] {
+            assert!(is_changelog(path), "{path}");
+        }
+        for path in ["README.md", "docs/changelog-format/intro.md", "changelogs.md", "src/news/feed.md"] {
+            assert!(!is_changelog(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_changelogs_passage_is_its_newest_release() {
+        // keep-a-changelog: a title, an intro, then releases newest first
+        let keep = "# Changelog\n\nAll notable changes.\n\n## [Unreleased]\n\n### Fixed\n\n- retry on timeout\n\n## [1.2.0] - 2024-01-06\n\n- retry added\n";
+        assert_eq!(newest_release(keep), Some((5, 10)), "from `## [Unreleased]` to the line before `## [1.2.0]`, its `### Fixed` inside");
+        // setext headings, no title (ripgrep's style)
+        let setext = "TBD\n===\nUnreleased changes.\n\n* new flag\n\n14.1.0 (2024-01-06)\n===================\n* old flag\n";
+        assert_eq!(newest_release(setext), Some((1, 6)));
+        // a section longer than a passage is cut at the passage cap
+        let long = format!("# Changes\n\n## 2.0.0\n\n{}\n## 1.0.0\n", "- entry\n".repeat(200));
+        assert_eq!(newest_release(&long), Some((3, 3 + PASSAGE_MAX_LINES as u32 - 1)));
+        // the only release runs to the end of the file
+        assert_eq!(newest_release("# Changelog\n\n## v0.1\n\n- first\n"), Some((3, 5)));
+        // no release heading near the top: no section (the scored passage stays)
+        assert_eq!(newest_release("# Changelog\n\n| version | notes |\n|---|---|\n| 3 | new |\n"), None);
+        assert_eq!(newest_release(""), None);
+        // headings inside fences are not releases
+        assert_eq!(newest_release("# Changelog\n\n```\n## 9.9.9\n```\n"), None);
+    }
 
     #[test]
     fn headings_cut_docs_and_head_is_separate() {

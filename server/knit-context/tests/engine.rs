@@ -342,3 +342,27 @@ fn an_item_ranked_by_history_past_the_lexical_depth_still_gets_its_passage() {
     let second_at = stages(0).lines().position(|l| l.contains("function second")).unwrap() as u32 + 1;
     assert!(passage.start_line <= second_at + 1 && passage.end_line >= second_at + 1, "{passage:?} (second() at line {second_at})");
 }
+
+#[test]
+fn a_changelogs_passage_is_its_newest_release_not_the_old_entry_that_matches() {
+    // The query's words sit in an old release's entry; the change being made lands under
+    // the release being prepared, so that is where the changelog item opens.
+    let ws = Workspace::new();
+    ws.write("src/retry.ts", "// Retries a request with exponential backoff.\nexport function retryWithBackoff(attempts: number) { return attempts }\n");
+    let filler: String = (0..30).map(|i| format!("- fixed issue {i}\n")).collect();
+    let changelog = format!("# Changelog\n\n## [Unreleased]\n\n### Fixed\n\n- headers are kept on redirect\n\n## [2.0.0] - 2024-03-01\n\n{filler}\n## [1.0.0] - 2023-01-01\n\n- retry with exponential backoff added\n- backoff retry jitter\n");
+    ws.write("CHANGELOG.md", &changelog);
+    ws.write("docs/retry.md", "# Retry\n\nRetries use exponential backoff.\n");
+    let mut engine = ws.engine();
+    let result = engine.pack(&q("retry backoff jitter"), &TaskInput::default(), &knit_context::NoAnchorFacts).expect("pack");
+    let items: Vec<&knit_context::Item> = result.primary.iter().chain(&result.supporting).chain(&result.related).chain(&result.more).collect();
+    let item = items.iter().find(|i| i.path == "CHANGELOG.md").unwrap_or_else(|| panic!("the changelog is listed: {result:#?}"));
+    let passage = item.passage.as_ref().expect("a passage");
+    let unreleased = changelog.lines().position(|l| l.starts_with("## [Unreleased]")).unwrap() as u32 + 1;
+    let release_2 = changelog.lines().position(|l| l.starts_with("## [2.0.0]")).unwrap() as u32 + 1;
+    assert_eq!((passage.start_line, passage.end_line), (unreleased, release_2 - 1), "{passage:?}");
+    assert!(passage.text.contains("Unreleased") || passage.text.contains("redirect"), "{passage:?}");
+    // other docs keep their scored passages
+    let doc = items.iter().find(|i| i.path == "docs/retry.md").expect("the doc is listed");
+    assert!(doc.passage.as_ref().is_some_and(|p| p.start_line >= 1 && p.end_line <= 3), "{:?}", doc.passage);
+}
