@@ -217,6 +217,11 @@ def pack_seeds():
         ("src/bin.ts", bytes(range(256)) * 4), ("docs/cr.md", b"# CR\rtitle\r\rbody\r"), ("src/crlf.py", b"def f():\r\n    return 1\r\n" * 50)])))
     seeds.append(("long-line", seed(3, 2, 0, 0, "x" * 300, [("src/long.ts", b"const a = '" + b"y" * 12000 + b"'\n")])))
     seeds.append(("knit-toml", seed(1, 0, 0, 0, "resolve", [("knit.toml", b"[context]\nexclude = [\"**\"]\n[check\n")])))
+    # a changelog's passage is its newest release, found from its headings
+    seeds.append(("changelogs", seed(3, 1, 3, 0, "retry backoff release", [
+        ("CHANGELOG.md", b"# Changelog\n\n## [Unreleased]\n\n### Fixed\n\n- retry backoff\n\n## [1.0.0] - 2024-01-01\n\n- retry added\n"),
+        ("docs/HISTORY.md", b"TBD\n===\nUnreleased.\n\n* backoff\n\n1.0 (2024)\n==========\n* retry\n"),
+        ("NEWS.md", b"## 9.9\n" + b"- retry\n" * 300 + b"```\n## 1.0\n```\n")])))
     return seeds
 
 
