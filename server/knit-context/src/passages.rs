@@ -467,7 +467,7 @@ pub fn newest_release(text: &str) -> Option<(u32, u32)> {
     let start = headings[at].line;
     let last_line = prefix.lines().count() as u32;
     let end = headings[at + 1..].iter().find(|h| h.level <= headings[at].level).map(|h| h.line.saturating_sub(1)).unwrap_or(last_line);
-    // a setext heading's line is its text; the underline below belongs to it
+    // one passage's worth of lines at most, and never ending before its own heading
     let end = end.min(start + PASSAGE_MAX_LINES as u32 - 1).max(start);
     Some((start, end))
 }
