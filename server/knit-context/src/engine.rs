@@ -554,7 +554,9 @@ impl ContextEngine {
         let extractor = self.options.import_extractor;
         let max_bytes = self.options.max_file_bytes;
         let threads = self.options.index_threads.max(1);
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok();
+        // One thread prepares on the calling thread: a pool of one only adds a thread to
+        // start and stop per refresh (whose exit can outlive the refresh).
+        let pool = if threads > 1 { rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok() } else { None };
         // prepare and stage in batches so memory stays bounded on a cold index
         let mut report = RefreshReport { updated: 0, removed: 0, written: true };
         for batch in changed.chunks(PREPARE_BATCH) {
