@@ -200,7 +200,17 @@ impl PassageScoring<'_> {
                 },
             };
             let cut = cuts.get(&text, record.kind, record.head_end_line);
-            details.insert(slot, passages::best_passages_of(&text, &cut, self.weighted, &self.stats));
+            let mut detail = passages::best_passages_of(&text, &cut, self.weighted, &self.stats);
+            // A changelog grows at its top: the change being worked on lands in its newest
+            // release, not in the older entry that shares most words with the task.
+            if record.kind == Kind::Doc && passages::is_changelog(&record.path) {
+                if let Some((start, end)) = cut.newest_release(&text) {
+                    let section = passages::lines_text(&text, start, end).to_lowercase();
+                    detail.best = Some((start, end));
+                    detail.best_terms = self.weighted.iter().enumerate().filter(|(_, (term, _))| section.contains(term.as_str())).map(|(i, _)| i).collect();
+                }
+            }
+            details.insert(slot, detail);
             texts.insert(slot, text);
         }
     }
@@ -959,24 +969,6 @@ impl ContextEngine {
             let placed: Vec<u32> = placements.iter().filter_map(|p| self.index.slot_of(&p.path)).collect();
             scoring.score(&placed, &mut self.passage_cuts, &mut details, &mut texts);
         }
-        // A changelog's passage is its newest release, read from its text when the items are
-        // dressed below; a changelog no passage scoring read is read here.
-        for placement in placements.iter().filter(|p| passages::is_changelog(&p.path)) {
-            let Some(slot) = self.index.slot_of(&placement.path) else { continue };
-            if texts.contains_key(&slot) || self.index.record(slot).is_none_or(|r| r.kind != Kind::Doc) {
-                continue;
-            }
-            let text = match buffers.iter().find(|b| b.path == placement.path) {
-                Some(b) => Some(b.text.clone()),
-                None => match fsio::read_text(&self.files, &placement.path, self.options.max_file_bytes) {
-                    ReadOutcome::Text(t) => Some(t),
-                    _ => None,
-                },
-            };
-            if let Some(text) = text {
-                texts.insert(slot, text);
-            }
-        }
 
         let mut degraded = None;
         if degraded_by_terms {
@@ -1022,20 +1014,11 @@ impl ContextEngine {
                 }
             }
             *relation_count += relations.len();
-            // A changelog grows at its top: the change being worked on lands in its newest
-            // release, not in the older entry that shares most words with the task.
-            let newest_release = (record.kind == Kind::Doc && passages::is_changelog(&record.path)).then(|| texts.get(&slot)).flatten().and_then(|t| passages::newest_release(t).map(|range| (range, t)));
-            let passage = match newest_release {
-                Some(((start, end), text)) => {
-                    let all_terms: Vec<String> = weighted.iter().map(|w| w.0.clone()).collect();
-                    Some(PassageOut { start_line: start, end_line: end, text: snippet(&passages::lines_text(text, start, end), &all_terms) })
-                }
-                None => details.get(&slot).and_then(|d| d.best.map(|range| (range, d.best_terms.clone()))).map(|((start, end), term_ids)| {
-                    let text = texts.get(&slot).map(|t| passages::lines_text(t, start, end)).unwrap_or_default();
-                    let matched: Vec<String> = term_ids.iter().filter_map(|&i| weighted.get(i).map(|w| w.0.clone())).collect();
-                    PassageOut { start_line: start, end_line: end, text: snippet(&text, &matched) }
-                }),
-            };
+            let passage = details.get(&slot).and_then(|d| d.best.map(|range| (range, d.best_terms.clone()))).map(|((start, end), term_ids)| {
+                let text = texts.get(&slot).map(|t| passages::lines_text(t, start, end)).unwrap_or_default();
+                let matched: Vec<String> = term_ids.iter().filter_map(|&i| weighted.get(i).map(|w| w.0.clone())).collect();
+                PassageOut { start_line: start, end_line: end, text: snippet(&text, &matched) }
+            });
             Some(Item {
                 path: record.path.clone(),
                 kind: record.kind,

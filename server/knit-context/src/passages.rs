@@ -257,6 +257,9 @@ pub struct PassageCut {
     terms: Vec<OnceLock<PassageTerms>>,
     /// Approximate heap bytes of the terms filled in so far (the keeper's budget).
     filled_bytes: AtomicUsize,
+    /// The newest release section, found the first time a changelog's cut is asked for it
+    /// (see [`newest_release`]): a changelog is a candidate of pack after pack.
+    newest_release: OnceLock<Option<(u32, u32)>>,
 }
 
 /// A passage's terms as the index counts them: how many, and each distinct one's count.
@@ -296,7 +299,12 @@ impl PassageCut {
             })
             .collect();
         let terms = bytes.iter().map(|_| OnceLock::new()).collect();
-        PassageCut { passages, bytes, terms, filled_bytes: AtomicUsize::new(0) }
+        PassageCut { passages, bytes, terms, filled_bytes: AtomicUsize::new(0), newest_release: OnceLock::new() }
+    }
+
+    /// [`newest_release`] of `text` (the text this cut was made of), found once per cut.
+    pub fn newest_release(&self, text: &str) -> Option<(u32, u32)> {
+        *self.newest_release.get_or_init(|| newest_release(text))
     }
 
     /// Heap bytes this cut holds, about (passages and the terms filled in so far).

@@ -172,7 +172,7 @@ pub fn paired_bootstrap(a: &[f64], b: &[f64], resamples: usize, rng: &mut Rng) -
         return Interval { diff: 0.0, low: 0.0, high: 0.0 };
     }
     let diff = diffs.iter().sum::<f64>() / n as f64;
-    let mut means: Vec<f64> = (0..resamples.max(1))
+    let means: Vec<f64> = (0..resamples.max(1))
         .map(|_| {
             let mut sum = 0.0;
             for _ in 0..n {
@@ -181,9 +181,15 @@ pub fn paired_bootstrap(a: &[f64], b: &[f64], resamples: usize, rng: &mut Rng) -
             sum / n as f64
         })
         .collect();
-    means.sort_by(|x, y| x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal));
-    let at = |q: f64| means[((q * (means.len() - 1) as f64).round() as usize).min(means.len() - 1)];
-    Interval { diff, low: at(0.025), high: at(0.975) }
+    let (low, high) = percentile_95(means);
+    Interval { diff, low, high }
+}
+
+/// The 2.5th and 97.5th percentile of resampled statistics (non-empty).
+fn percentile_95(mut values: Vec<f64>) -> (f64, f64) {
+    values.sort_by(|x, y| x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal));
+    let at = |q: f64| values[((q * (values.len() - 1) as f64).round() as usize).min(values.len() - 1)];
+    (at(0.025), at(0.975))
 }
 
 /// Bootstrap 95 % interval of the miss ratio `(1 − mean(a)) ÷ (1 − mean(b))` over paired
@@ -230,9 +236,7 @@ pub fn stratified_ratio_bootstrap(strata: &[(Vec<f64>, Vec<f64>)], resamples: us
     if ratios.len() * 2 < resamples {
         return None;
     }
-    ratios.sort_by(|x, y| x.partial_cmp(y).unwrap_or(std::cmp::Ordering::Equal));
-    let at = |q: f64| ratios[((q * (ratios.len() - 1) as f64).round() as usize).min(ratios.len() - 1)];
-    Some((at(0.025), at(0.975)))
+    Some(percentile_95(ratios))
 }
 
 #[cfg(test)]

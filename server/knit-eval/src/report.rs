@@ -105,9 +105,9 @@ pub fn group(label: &str, split_name: &str, mode: Mode, tasks: &[&TaskRecord], r
     let n = tasks.len();
     let mut target = if n == 0 { None } else { target(&summaries) };
     if let Some(t) = target.as_mut().filter(|t| t.ratio.is_some()) {
-        let r10 = |ranker: &str| metrics_of(ranker).iter().map(|x| x.recall10).collect::<Vec<f64>>();
+        let r10 = |m: &[TaskMetrics]| m.iter().map(|x| x.recall10).collect::<Vec<f64>>();
         let mut rng = Rng::derived(seed, &format!("{label}/{split_name}/{}/miss-ratio", mode.as_str()));
-        t.ratio_interval = metrics::ratio_bootstrap(&r10("knit"), &r10(&t.best_baseline), resamples, &mut rng);
+        t.ratio_interval = metrics::ratio_bootstrap(&r10(&knit), &r10(&metrics_of(&t.best_baseline)), resamples, &mut rng);
     }
     GroupReport {
         split: split_name.to_string(),
