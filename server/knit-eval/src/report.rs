@@ -284,8 +284,9 @@ impl Report {
 }
 
 /// The averaged miss ratio's interval: each repository's tasks of the split and mode
-/// resampled within the repository (see [`metrics::stratified_ratio_bootstrap`]), with the
-/// repositories' own seed and resample count.
+/// resampled within the repository (see [`metrics::stratified_ratio_bootstrap`]), seeded
+/// from the first repository's seed. A report does not keep the run's resample count, and
+/// `--from` rebuilds the averages, so the count is [`AVERAGE_RESAMPLES`].
 fn average_ratio_interval(repositories: &[RepoReport], split: &str, mode: Mode, best: &str) -> Option<(f64, f64)> {
     let strata: Vec<(Vec<f64>, Vec<f64>)> = repositories
         .iter()
@@ -296,14 +297,13 @@ fn average_ratio_interval(repositories: &[RepoReport], split: &str, mode: Mode, 
                 .filter_map(|t| Some((t.results.get("knit")?.metrics.recall10, t.results.get(best)?.metrics.recall10)))
                 .unzip()
         })
-        .filter(|(a, _): &(Vec<f64>, Vec<f64>)| !a.is_empty())
         .collect();
     let seed = repositories.first().map(|r| r.seed).unwrap_or(0);
     let mut rng = Rng::derived(seed, &format!("average/{split}/{}/miss-ratio", mode.as_str()));
     metrics::stratified_ratio_bootstrap(&strata, AVERAGE_RESAMPLES, &mut rng)
 }
 
-/// Resamples for the averaged miss ratio's interval (a run's own count is per repository).
+/// Resamples for the averaged miss ratio's interval (2 000, the run's default).
 const AVERAGE_RESAMPLES: usize = 2000;
 
 fn f3(x: f64) -> String {
