@@ -241,12 +241,16 @@ fn open_buffer_packs(engine: &mut ContextEngine, root: &Path, n: usize, read_all
     // them, as a user switching between tabs does
     for round in ["first focus", "focused again"] {
         let mut latencies = Vec::new();
+        let mut by_file = Vec::new();
         for input in &inputs {
             let t = Instant::now();
             engine.pack(&PackParams::default(), input, &NoAnchorFacts).expect("open-buffer pack");
             latencies.push(t.elapsed());
+            by_file.push((t.elapsed(), input.buffers[0].path.as_str(), input.buffers[0].text.len()));
         }
         latencies.sort();
+        by_file.sort_by(|a, b| b.0.cmp(&a.0));
+        let slowest: Vec<String> = by_file.iter().take(3).map(|(d, p, len)| format!("{p} ({} KiB) {:.1} ms", len / 1024, ms(*d))).collect();
         let (p50, p95) = (percentile(&latencies, 0.5), percentile(&latencies, 0.95));
         println!(
             "open-buffer packs over {} files, {round}: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms (read every file once: {:.0} ms → p95 is {:.3}× of it)",
@@ -257,6 +261,7 @@ fn open_buffer_packs(engine: &mut ContextEngine, root: &Path, n: usize, read_all
             ms(read_all),
             ms(p95) / ms(read_all).max(1e-9)
         );
+        println!("  slowest: {}", slowest.join(", "));
     }
 }
 
