@@ -4,7 +4,9 @@
 //! `cargo run --release -p knit-context --example bench_pack -- --files 10000 [--queries 200]`
 //! `cargo run --release -p knit-context --example bench_pack -- --workspace PATH` (cold index
 //! of an existing folder only, e.g. a real checkout; the folder is read, never written;
-//! `--open-packs N` then times N packs ranked from one open code file, as an editor asks)
+//! `--open-packs N` then times N packs ranked from one open code file, as an editor asks;
+//! `--open-only TEXT` keeps the code files whose path contains TEXT, each opened N times,
+//! for a profiler to see one slow pack alone)
 //! `cargo run --release -p knit-context --example bench_pack -- --files 10000 --generate DIR`
 //! (writes the synthetic workspace into the empty or new folder DIR and stops: with
 //! `--workspace DIR` a profiler then sees the cold index alone)
@@ -196,7 +198,7 @@ fn cold_index(root: &Path, options: EngineOptions, read_all: Duration) -> Contex
 /// Cold index of an existing folder (its index and state go to temporary folders): the
 /// synthetic workspace's identifiers are random pairs of words, so nearly every one is a
 /// distinct term, which real code's are not; this reads a real tree the same way.
-fn cold_index_of(root: &Path, open_packs: usize) {
+fn cold_index_of(root: &Path, open_packs: usize, open_only: Option<&str>) {
     let cache = tempfile::tempdir().expect("temp cache");
     let state = tempfile::tempdir().expect("temp state");
     let options = EngineOptions { cache_dir: Some(cache.path().into()), state_dir: Some(state.path().into()), rescan_interval: None, ..Default::default() };
@@ -204,14 +206,14 @@ fn cold_index_of(root: &Path, open_packs: usize) {
     println!("workspace {}", root.display());
     let mut engine = cold_index(root, options, read_all);
     if open_packs > 0 {
-        open_buffer_packs(&mut engine, root, open_packs, read_all);
+        open_buffer_packs(&mut engine, root, open_packs, open_only, read_all);
     }
 }
 
 /// Packs ranked from one open, focused code buffer (no query), the editor's default: `n`
 /// files spread evenly over the tree's sorted code files, the cursor on the middle line.
 /// When `root` is a git work tree the packs include co-change from its history.
-fn open_buffer_packs(engine: &mut ContextEngine, root: &Path, n: usize, read_all: Duration) {
+fn open_buffer_packs(engine: &mut ContextEngine, root: &Path, n: usize, open_only: Option<&str>, read_all: Duration) {
     const CODE: &[&str] = &["ts", "tsx", "js", "mjs", "rs", "py", "swift", "go", "kt"];
     let mut code: Vec<String> = ignore::WalkBuilder::new(root)
         .build()
@@ -221,6 +223,10 @@ fn open_buffer_packs(engine: &mut ContextEngine, root: &Path, n: usize, read_all
         .filter_map(|e| e.path().strip_prefix(root).ok().map(|p| p.to_string_lossy().replace('\\', "/")))
         .collect();
     code.sort();
+    if let Some(only) = open_only {
+        code.retain(|p| p.contains(only));
+        code = code.iter().flat_map(|p| std::iter::repeat_n(p.clone(), n)).collect();
+    }
     if code.is_empty() {
         println!("open-buffer packs: no code files");
         return;
@@ -271,7 +277,8 @@ fn main() {
     let files = arg("--files", 10_000);
     let queries = arg("--queries", 200);
     if let Some(path) = args.iter().position(|a| a == "--workspace").and_then(|i| args.get(i + 1)) {
-        cold_index_of(Path::new(path), arg("--open-packs", 0));
+        let open_only = args.iter().position(|a| a == "--open-only").and_then(|i| args.get(i + 1)).map(String::as_str);
+        cold_index_of(Path::new(path), arg("--open-packs", 0), open_only);
         return;
     }
     if let Some(path) = args.iter().position(|a| a == "--generate").and_then(|i| args.get(i + 1)) {
