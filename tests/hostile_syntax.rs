@@ -60,6 +60,11 @@ fn deep_workspace() -> Ws {
 
 /// Runs `knit` with `args` in `root` under the watchdog; returns its status and stdout.
 fn knit_watched(root: &Path, cache: &Path, args: &[&str]) -> (ExitStatus, Vec<u8>) {
+    knit_watched_within(root, cache, args, WATCHDOG)
+}
+
+/// [`knit_watched`], killed (and failing) after `limit`.
+fn knit_watched_within(root: &Path, cache: &Path, args: &[&str], limit: Duration) -> (ExitStatus, Vec<u8>) {
     let mut child = Command::new(knit_bin())
         .args(args)
         .current_dir(root)
@@ -77,13 +82,18 @@ fn knit_watched(root: &Path, cache: &Path, args: &[&str]) -> (ExitStatus, Vec<u8
         let _ = out.read_to_end(&mut buf);
         buf
     });
-    let status = wait_watched(&mut child, &format!("knit {}", args.join(" ")));
+    let status = wait_watched_within(&mut child, &format!("knit {}", args.join(" ")), limit);
     (status, reader.join().unwrap())
 }
 
 /// Waits for `child`, killing it (and failing) once the watchdog expires.
 fn wait_watched(child: &mut Child, what: &str) -> ExitStatus {
-    let deadline = Instant::now() + WATCHDOG;
+    wait_watched_within(child, what, WATCHDOG)
+}
+
+/// [`wait_watched`] with a limit of its own.
+fn wait_watched_within(child: &mut Child, what: &str, limit: Duration) -> ExitStatus {
+    let deadline = Instant::now() + limit;
     loop {
         if let Some(status) = child.try_wait().unwrap() {
             return status;
@@ -91,7 +101,7 @@ fn wait_watched(child: &mut Child, what: &str) -> ExitStatus {
         if Instant::now() >= deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{what} still running after {WATCHDOG:?}: killed (a hang)");
+            panic!("{what} still running after {limit:?}: killed (a hang)");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -235,6 +245,26 @@ fn pack_with_the_deep_file_open_exits_normally() {
     assert_eq!(status.code(), Some(0), "knit pack did not exit normally: {status}");
     let pack: Value = serde_json::from_slice(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out)));
     assert_eq!(pack["task"]["openBuffers"][0], "src/deep.ts", "{pack:#}");
+}
+
+#[test]
+fn pack_with_a_quadratic_swift_file_open_answers() {
+    // tree-sitter-swift recovers from nested `protocol`s in quadratic time: with this
+    // 1 MB file open, a pack spent over a minute finding the open file's declared names
+    // (500 KB: 16 s). The focused file's parse now stops at its limit (250 ms) and the
+    // names come from the keyword scan, so the pack answers in about a second. The
+    // watchdog is a hang guard, far above that, far below the old minute.
+    let ws = Ws::new();
+    ws.write("src/Slow.swift", format!("{}\nfunc shallow() -> Int {{ return 1 }}\n", nest("protocol P { ", "", "}", 72_000)));
+    ws.write("src/Caller.swift", "func caller() -> Int { return shallow() }\n");
+    let cache = tempfile::tempdir().unwrap();
+    let (status, out) = knit_watched_within(ws.path(), cache.path(), &["pack", "--open", "src/Slow.swift", "--format", "json"], Duration::from_secs(30));
+    assert_eq!(status.code(), Some(0), "knit pack did not exit normally: {status}");
+    let pack: Value = serde_json::from_slice(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out)));
+    let items: Vec<&Value> = ["primary", "supporting", "related", "more"].iter().flat_map(|t| pack[*t].as_array().into_iter().flatten()).collect();
+    // The scan still names `shallow`, so the file that calls it is there, for using it.
+    let caller = items.iter().find(|i| i["path"] == "src/Caller.swift").unwrap_or_else(|| panic!("no src/Caller.swift: {pack:#}"));
+    assert!(caller["reasons"].as_array().unwrap().iter().any(|r| r.as_str().is_some_and(|r| r.starts_with("uses: shallow"))), "{caller:#}");
 }
 
 fn wait_for(rx: &Receiver<Value>, what: &str, pred: impl Fn(&Value) -> bool) -> Value {

@@ -2,7 +2,8 @@
 //!
 //! Two sides, two costs:
 //! - the **open file** is parsed with knit-syntax (its exact declarations) at pack time —
-//!   one file, cached by content;
+//!   one file, cached by content, under [`FOCUS_PARSE_LIMIT`] (past it, the keyword scan
+//!   below names its declarations too);
 //! - **every other file** gets its declared names from [`declared_names`] at index time: a
 //!   one-pass scan for a declaration keyword followed by a name (`function f`, `class C`,
 //!   `def f`, `fn f`, `func (r *R) F`, `struct S`, top-level `const X` …). Parsing every
@@ -14,6 +15,7 @@
 //! contain this identifier" through its lowercased whole-identifier terms.
 
 use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 /// At most this many names are kept per file (generated files declare thousands).
 pub const MAX_DECLARED: usize = 256;
@@ -210,11 +212,29 @@ pub fn used_identifiers(text: &str, max: usize) -> Vec<String> {
     out
 }
 
+/// How long the focused file's parse may run before its names come from the keyword scan
+/// instead. Valid code parses in well under a second per MiB (ripgrep's 240 KiB
+/// `defs.rs`: about 50 ms), but tree-sitter's error recovery is quadratic on some invalid
+/// nesting: 500 KB of nested Swift `protocol`s held a pack for 16 s. The focused file can
+/// be any file of a hostile workspace, and a pack must answer.
+pub const FOCUS_PARSE_LIMIT: Duration = Duration::from_millis(250);
+
 /// Exact declared names of a file knit-syntax can parse (simple names; Swift labels and
-/// Kotlin parameter lists cut off), else the keyword scan.
+/// Kotlin parameter lists cut off), else the keyword scan. The parse stops at
+/// [`FOCUS_PARSE_LIMIT`].
 pub fn exact_declared_names(path: &str, text: &str) -> Vec<String> {
+    exact_declared_names_until(path, text, Instant::now() + FOCUS_PARSE_LIMIT)
+}
+
+/// [`exact_declared_names`] with the parse stopped at `deadline`. A parse cut short gives
+/// the keyword scan's names, not those of the part read so far: the scan sees the whole
+/// file, so the names do not depend on how far the parse got.
+pub fn exact_declared_names_until(path: &str, text: &str, deadline: Instant) -> Vec<String> {
     let Some(lang) = knit_syntax::Lang::from_path(path) else { return declared_names(text) };
-    let syntax = knit_syntax::parse(lang, text);
+    let syntax = knit_syntax::parse_with_deadline(lang, text, Some(deadline));
+    if syntax.timed_out {
+        return declared_names(text);
+    }
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for d in &syntax.declarations {
@@ -233,6 +253,19 @@ pub fn exact_declared_names(path: &str, text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_focused_parse_past_its_deadline_names_the_declarations_by_keyword_scan() {
+        let swift = "protocol Playable {\n  func play(at volume: Double)\n}\nstruct Speaker: Playable {\n  func play(at volume: Double) {}\n}\nfunc shallow() -> Int { return 1 }\n";
+        let in_time = exact_declared_names_until("Sources/Speaker.swift", swift, Instant::now() + Duration::from_secs(60));
+        assert_eq!(in_time, vec!["Playable", "play", "Speaker", "shallow"]);
+        // A deadline already past cuts the parse short before its first declaration; the
+        // whole file's names still come back, from the scan, not an empty list.
+        let past = Instant::now().checked_sub(Duration::from_millis(1)).unwrap_or_else(Instant::now);
+        let cut = exact_declared_names_until("Sources/Speaker.swift", swift, past);
+        assert_eq!(cut, declared_names(swift));
+        assert!(cut.contains(&"Speaker".to_string()) && cut.contains(&"shallow".to_string()), "{cut:?}");
+    }
 
     #[test]
     fn keyword_scan_finds_declarations_of_every_language() {
