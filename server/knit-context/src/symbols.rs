@@ -229,7 +229,7 @@ pub fn exact_declared_names(path: &str, text: &str) -> Vec<String> {
 /// [`exact_declared_names`] with the parse stopped at `deadline`. A parse cut short gives
 /// the keyword scan's names, not those of the part read so far: the scan sees the whole
 /// file, so the names do not depend on how far the parse got.
-pub fn exact_declared_names_until(path: &str, text: &str, deadline: Instant) -> Vec<String> {
+fn exact_declared_names_until(path: &str, text: &str, deadline: Instant) -> Vec<String> {
     let Some(lang) = knit_syntax::Lang::from_path(path) else { return declared_names(text) };
     let syntax = knit_syntax::parse_with_deadline(lang, text, Some(deadline));
     if syntax.timed_out {
