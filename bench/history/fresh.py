@@ -7,7 +7,8 @@ half can hold commits that were in the smaller run's development half, which the
 saw. This prints each held-out cell's miss ratio (knit's misses in its first 10 ÷ the
 best baseline's) and MRR check twice: without those commits, and on the commits that
 were in neither half of the smaller run (a fresh sample, independent of the one the
-README's table reports).
+README's table reports). The averages are macro averages, as `knit bench history`
+computes them: each ranker's mean over repositories of its per-repository means.
 
 Usage: bench/history/fresh.py SMALL.json LARGE.json   (both from `knit bench history
 --format json`, same repositories and seed)
@@ -17,16 +18,20 @@ import json
 import sys
 
 
-def cell(tasks, mode):
+def means(tasks, mode):
+    """ranker -> (mean R@10, mean MRR) over the tasks of `mode`; None without tasks."""
     tasks = [t for t in tasks if t["mode"] == mode]
     if not tasks:
         return None
-    mean = lambda ranker, key: sum(t["results"][ranker]["metrics"][key] for t in tasks) / len(tasks)
-    baselines = [r for r in tasks[0]["results"] if r != "knit"]
-    best = max(baselines, key=lambda r: mean(r, "recall10"))
-    ratio = (1 - mean("knit", "recall10")) / max(1e-9, 1 - mean(best, "recall10"))
-    best_mrr = max(mean(r, "mrr") for r in baselines)
-    return len(tasks), best, ratio, mean("knit", "mrr"), best_mrr
+    return {r: tuple(sum(t["results"][r]["metrics"][k] for t in tasks) / len(tasks) for k in ("recall10", "mrr")) for r in tasks[0]["results"]}, len(tasks)
+
+
+def row(label, mode, n, by_ranker):
+    baselines = [r for r in by_ranker if r != "knit"]
+    best = max(baselines, key=lambda r: by_ranker[r][0])
+    ratio = (1 - by_ranker["knit"][0]) / max(1e-9, 1 - by_ranker[best][0])
+    best_mrr = max(by_ranker[r][1] for r in baselines)
+    print(f"| {label} | {mode} | {n} | {best} | {ratio:.3f} | {'yes' if ratio <= 0.75 else 'no'} | {by_ranker['knit'][1]:.3f} | {best_mrr:.3f} |")
 
 
 def main():
@@ -40,27 +45,20 @@ def main():
         print(f"## {label}")
         print("| Repository | Mode | Tasks | Best baseline | Miss ratio | ≤ 0.75 | knit MRR | best baseline MRR |")
         print("|---|---|---:|---|---:|:-:|---:|---:|")
-        # per mode: ranker -> per-repository (R@10, MRR) means, for the macro average
-        per_repo = {"open": {}, "query": {}}
+        per_repo = {"open": [], "query": []}
         for repo in large["repositories"]:
             seen = split_in_small.get(repo["name"], {})
             tasks = [t for t in repo["tasks"] if t["split"] == "held-out" and keep(seen.get(t["commit"]))]
             for mode in ("open", "query"):
-                c = cell(tasks, mode)
-                if c:
-                    n, best, ratio, mrr, best_mrr = c
-                    print(f"| {repo['name']} | {mode} | {n} | {best} | {ratio:.3f} | {'yes' if ratio <= 0.75 else 'no'} | {mrr:.3f} | {best_mrr:.3f} |")
-                    of_mode = [t for t in tasks if t["mode"] == mode]
-                    for ranker in of_mode[0]["results"]:
-                        per_repo[mode].setdefault(ranker, []).append(tuple(sum(t["results"][ranker]["metrics"][k] for t in of_mode) / len(of_mode) for k in ("recall10", "mrr")))
-        for mode, rankers in per_repo.items():
-            if not rankers:
-                continue
-            avg = {r: tuple(sum(v[i] for v in vals) / len(vals) for i in (0, 1)) for r, vals in rankers.items()}
-            best = max((r for r in avg if r != "knit"), key=lambda r: avg[r][0])
-            ratio = (1 - avg["knit"][0]) / max(1e-9, 1 - avg[best][0])
-            best_mrr = max(avg[r][1] for r in avg if r != "knit")
-            print(f"| *average* | {mode} | — | {best} | {ratio:.3f} | {'yes' if ratio <= 0.75 else 'no'} | {avg['knit'][1]:.3f} | {best_mrr:.3f} |")
+                found = means(tasks, mode)
+                if found:
+                    by_ranker, n = found
+                    row(repo["name"], mode, n, by_ranker)
+                    per_repo[mode].append(by_ranker)
+        for mode, repos in per_repo.items():
+            if repos:
+                average = {r: tuple(sum(m[r][i] for m in repos) / len(repos) for i in (0, 1)) for r in repos[0]}
+                row("*average*", mode, "—", average)
         print()
 
 

@@ -251,8 +251,9 @@ fn open_buffer_packs(engine: &mut ContextEngine, root: &Path, n: usize, open_onl
         for input in &inputs {
             let t = Instant::now();
             engine.pack(&PackParams::default(), input, &NoAnchorFacts).expect("open-buffer pack");
-            latencies.push(t.elapsed());
-            by_file.push((t.elapsed(), input.buffers[0].path.as_str(), input.buffers[0].text.len()));
+            let elapsed = t.elapsed();
+            latencies.push(elapsed);
+            by_file.push((elapsed, input.buffers[0].path.as_str(), input.buffers[0].text.len()));
         }
         latencies.sort();
         by_file.sort_by(|a, b| b.0.cmp(&a.0));

@@ -205,9 +205,8 @@ impl PassageScoring<'_> {
             // release, not in the older entry that shares most words with the task.
             if record.kind == Kind::Doc && passages::is_changelog(&record.path) {
                 if let Some((start, end)) = cut.newest_release(&text) {
-                    let section = passages::lines_text(&text, start, end).to_lowercase();
                     detail.best = Some((start, end));
-                    detail.best_terms = self.weighted.iter().enumerate().filter(|(_, (term, _))| section.contains(term.as_str())).map(|(i, _)| i).collect();
+                    detail.best_terms = passages::held_terms(&passages::lines_text(&text, start, end), self.weighted);
                 }
             }
             details.insert(slot, detail);

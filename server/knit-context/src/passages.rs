@@ -480,6 +480,19 @@ pub fn newest_release(text: &str) -> Option<(u32, u32)> {
     Some((start, end))
 }
 
+/// Indexes of the `terms` that `section` holds, as the index tokenizes it (whole words,
+/// plurals folded: `entries` holds `entry`, `tokenizer` does not hold `token`): the terms a
+/// passage that scoring did not pick (a changelog's newest release) highlights.
+pub fn held_terms(section: &str, terms: &[(String, f32)]) -> Vec<usize> {
+    let mut held = vec![false; terms.len()];
+    analysis::for_each_term_ref(section, |t| {
+        for (i, (term, _)) in terms.iter().enumerate() {
+            held[i] |= term == t.term;
+        }
+    });
+    held.iter().enumerate().filter(|(_, &h)| h).map(|(i, _)| i).collect()
+}
+
 /// The text of lines `start..=end` (1-based) of `text`.
 pub fn lines_text(text: &str, start_line: u32, end_line: u32) -> String {
     text.lines()
@@ -492,6 +505,14 @@ pub fn lines_text(text: &str, start_line: u32, end_line: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn held_terms_are_whole_index_terms() {
+        let terms: Vec<(String, f32)> = ["entry", "token", "parse", "absent"].iter().map(|t| (t.to_string(), 1.0)).collect();
+        // `entries` folds to `entry`; `tokenizer` and `parser` are not `token` and `parse`
+        assert_eq!(held_terms("- New entries: the tokenizer and the parser grew", &terms), vec![0]);
+        assert_eq!(held_terms("- parse each token", &terms), vec![1, 2]);
+    }
 
     #[test]
     fn changelogs_are_known_by_name() {

@@ -226,13 +226,15 @@ pub fn exact_declared_names(path: &str, text: &str) -> Vec<String> {
     exact_declared_names_until(path, text, Instant::now() + FOCUS_PARSE_LIMIT)
 }
 
-/// [`exact_declared_names`] with the parse stopped at `deadline`. A parse cut short gives
-/// the keyword scan's names, not those of the part read so far: the scan sees the whole
+/// [`exact_declared_names`] with the parse stopped at `deadline`. A parse cut short (or
+/// over its work or memory budget) gives the keyword scan's names: the scan sees the whole
 /// file, so the names do not depend on how far the parse got.
 fn exact_declared_names_until(path: &str, text: &str, deadline: Instant) -> Vec<String> {
     let Some(lang) = knit_syntax::Lang::from_path(path) else { return declared_names(text) };
     let syntax = knit_syntax::parse_with_deadline(lang, text, Some(deadline));
-    if syntax.timed_out {
+    // A parse cut short by the deadline, or stopped at its work or memory bound, lists no
+    // declarations and says nothing about the file; the scan reads all of it.
+    if syntax.timed_out || syntax.over_budget {
         return declared_names(text);
     }
     let mut seen = HashSet::new();
@@ -265,6 +267,17 @@ mod tests {
         let cut = exact_declared_names_until("Sources/Speaker.swift", swift, past);
         assert_eq!(cut, declared_names(swift));
         assert!(cut.contains(&"Speaker".to_string()) && cut.contains(&"shallow".to_string()), "{cut:?}");
+    }
+
+    #[test]
+    fn a_focused_file_over_its_parse_budget_names_the_declarations_by_keyword_scan() {
+        // 1 MB of nested parentheses stops the parse at its heap budget (no declarations
+        // at all); the names come from the scan instead, in time or not.
+        let nest = 500_000;
+        let dense = format!("export function f(x: number) {{ return {}x{}; }}\nexport function shallow() {{ return 1; }}\n", "(".repeat(nest), ")".repeat(nest));
+        assert!(knit_syntax::parse(knit_syntax::Lang::TypeScript, &dense).over_budget, "the input no longer reaches the budget");
+        let names = exact_declared_names_until("src/dense.ts", &dense, Instant::now() + Duration::from_secs(600));
+        assert_eq!(names, vec!["shallow"]);
     }
 
     #[test]
