@@ -349,6 +349,14 @@ fn relations_of(s: &mut Signals, inp: &Inputs<'_>, focus: &str) {
     }
 }
 
+/// Files with their summed name weights and the first names that linked them, heaviest
+/// first, ties by path: one order for the `declares` and `uses` lists.
+fn heaviest_first(found: BTreeMap<String, (f32, Vec<String>)>) -> Vec<(String, Vec<String>)> {
+    let mut list: Vec<(String, f32, Vec<String>)> = found.into_iter().map(|(p, (w, n))| (p, w, n)).collect();
+    list.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
+    list.into_iter().map(|(p, _, n)| (p, n)).collect()
+}
+
 /// Files that declare identifiers the focus uses (and does not declare itself).
 fn declares(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>) {
     let own: HashSet<&str> = focus.declared.iter().map(String::as_str).collect();
@@ -373,9 +381,7 @@ fn declares(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>) {
             }
         }
     }
-    let mut list: Vec<(String, f32, Vec<String>)> = found.into_iter().map(|(p, (w, n))| (p, w, n)).collect();
-    list.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
-    for (path, _, names) in list {
+    for (path, names) in heaviest_first(found) {
         let relation = RelationFact { kind: RelationType::UsedBy, dir: "in".into(), other: focus.path.to_string(), line: None, symbol: names.first().cloned() };
         s.push(SignalKind::Declares, SignalHit { reason: format!("declares: {} (used in {})", names.join(", "), focus.path), path, relation: Some(relation) });
     }
@@ -403,9 +409,7 @@ fn uses(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>, files_with_term: &
             }
         }
     }
-    let mut list: Vec<(String, f32, Vec<String>)> = found.into_iter().map(|(p, (w, n))| (p, w, n)).collect();
-    list.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal).then(a.0.cmp(&b.0)));
-    for (path, _, names) in list {
+    for (path, names) in heaviest_first(found) {
         let verb = if (inp.is_doc)(&path) { "mentions" } else { "uses" };
         let relation = RelationFact { kind: RelationType::Uses, dir: "out".into(), other: focus.path.to_string(), line: None, symbol: names.first().cloned() };
         s.push(SignalKind::Uses, SignalHit { reason: format!("{verb}: {} (declared in {})", names.join(", "), focus.path), path, relation: Some(relation) });

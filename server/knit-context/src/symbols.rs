@@ -48,6 +48,20 @@ fn is_ident_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
+/// The byte end of the identifier whose first character `first` sits at `start`; the
+/// rest of its characters are taken from `chars`.
+fn identifier_end(start: usize, first: char, chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) -> usize {
+    let mut end = start + first.len_utf8();
+    while let Some(&(j, d)) = chars.peek() {
+        if !is_ident_char(d) {
+            break;
+        }
+        end = j + d.len_utf8();
+        chars.next();
+    }
+    end
+}
+
 /// Tokens of one line: identifiers and single punctuation characters.
 fn line_tokens(line: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -57,14 +71,7 @@ fn line_tokens(line: &str) -> Vec<&str> {
             continue;
         }
         if is_ident_start(c) {
-            let mut end = i + c.len_utf8();
-            while let Some(&(j, d)) = chars.peek() {
-                if !is_ident_char(d) {
-                    break;
-                }
-                end = j + d.len_utf8();
-                chars.next();
-            }
+            let end = identifier_end(i, c, &mut chars);
             out.push(&line[i..end]);
         } else {
             out.push(&line[i..i + c.len_utf8()]);
@@ -193,14 +200,7 @@ pub fn used_identifiers(text: &str, max: usize) -> Vec<String> {
         if !is_ident_start(c) {
             continue;
         }
-        let mut end = i + c.len_utf8();
-        while let Some(&(j, d)) = chars.peek() {
-            if !is_ident_char(d) {
-                break;
-            }
-            end = j + d.len_utf8();
-            chars.next();
-        }
+        let end = identifier_end(i, c, &mut chars);
         let word = &text[i..end];
         if word.chars().count() >= MIN_NAME_LEN && word.len() <= 64 && seen.insert(word) {
             out.push(word.to_string());

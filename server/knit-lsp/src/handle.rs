@@ -30,9 +30,7 @@ impl ServerHandle {
 
     /// A snapshot reflecting every notification received before this request.
     pub(crate) async fn snapshot(&self) -> Result<Arc<Snapshot>> {
-        let (tx, rx) = oneshot::channel();
-        self.tx.send(Event::Snapshot(tx)).map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())
+        snapshot_from(&self.tx).await
     }
 
     /// Runs `f` on a blocking thread. A panic inside becomes an internal error
@@ -44,6 +42,14 @@ impl ServerHandle {
             err
         })
     }
+}
+
+/// A snapshot from the single writer, for work spawned off a handler that holds only a
+/// clone of the channel: it reflects every event posted before the call.
+pub(crate) async fn snapshot_from(writer: &mpsc::UnboundedSender<Event>) -> Result<Arc<Snapshot>> {
+    let (tx, rx) = oneshot::channel();
+    writer.send(Event::Snapshot(tx)).map_err(|_| gone())?;
+    rx.await.map_err(|_| gone())
 }
 
 fn gone() -> Error {

@@ -55,11 +55,7 @@ fn internal(e: impl std::fmt::Display) -> Error {
 pub fn after_open(b: &ServerHandle, uri: Uri) {
     let tx = b.tx.clone();
     tokio::spawn(async move {
-        let (otx, orx) = tokio::sync::oneshot::channel();
-        if tx.send(crate::world::Event::Snapshot(otx)).is_err() {
-            return;
-        }
-        let Ok(snap) = orx.await else { return };
+        let Ok(snap) = crate::handle::snapshot_from(&tx).await else { return };
         let Some(doc) = snap.docs.get(&uri) else { return };
         let Some((fi, rel)) = doc.loc.clone() else { return };
         let folder = snap.folders[fi].folder.clone();
@@ -86,11 +82,7 @@ pub fn after_open(b: &ServerHandle, uri: Uri) {
 pub fn file_changed(b: &ServerHandle, uri: Uri, deleted: bool) {
     let tx = b.tx.clone();
     tokio::spawn(async move {
-        let (otx, orx) = tokio::sync::oneshot::channel();
-        if tx.send(crate::world::Event::Snapshot(otx)).is_err() {
-            return;
-        }
-        let Ok(snap) = orx.await else { return };
+        let Ok(snap) = crate::handle::snapshot_from(&tx).await else { return };
         let Some((fi, rel)) = snap.locate_uri(&uri) else { return };
         let folder = snap.folders[fi].folder.clone();
         let _ = tokio::task::spawn_blocking(move || folder.context.file_changed(&rel, deleted))
