@@ -159,11 +159,7 @@ fn equal_without_labels(qualified: &str, name: &str) -> bool {
         match c {
             '(' => depth += 1,
             ')' => depth -= 1,
-            _ if depth == 0 => {
-                if want.next() != Some(c) {
-                    return false;
-                }
-            }
+            _ if depth == 0 && want.next() != Some(c) => return false,
             _ => {}
         }
     }

@@ -274,7 +274,7 @@ impl<'r> Reader<'r> {
             }
             let tree = commit.tree().map_err(|e| format!("cannot read the tree of {}: {e}", info.id))?;
             let parent_tree = match stored_parents.first() {
-                Some(p) => self.repo.find_commit(*p).and_then(|c| c.tree().map_err(Into::into)).map_err(|e| format!("cannot read the parent of {}: {e}", info.id))?,
+                Some(p) => self.repo.find_commit(*p).and_then(|c| c.tree()).map_err(|e| format!("cannot read the parent of {}: {e}", info.id))?,
                 None => self.repo.empty_tree(),
             };
             let mut visit = ChangedPaths::new(self.limits.max_files_per_commit);

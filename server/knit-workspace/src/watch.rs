@@ -94,7 +94,7 @@ pub fn watch_folder(
     std::thread::Builder::new()
         .name("knit-watch".into())
         .spawn(move || state.run(rx, quiet, &thread_stop, on_batch))
-        .map_err(|e| notify::Error::io(e))?;
+        .map_err(notify::Error::io)?;
     Ok(FolderWatch { stop, watched_dirs: watched })
 }
 

@@ -110,7 +110,7 @@ pub fn covering_declaration(decls: &[Declaration], start: u32, end: u32) -> Opti
         [i] => {
             let d = &decls[*i];
             let covered = d.end_line - d.start_line + 1;
-            (covered * 2 >= end - start + 1).then_some(*i)
+            (covered * 2 > end - start).then_some(*i)
         }
         _ => None,
     }

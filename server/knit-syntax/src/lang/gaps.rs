@@ -442,13 +442,7 @@ pub(crate) fn swift_unknown_accessors(src: &str, out: &mut Vec<Repair>) {
 /// `//` comment allowed and left alone) right above the line starting at `first`.
 fn attributes_above(src: &[u8], mut first: usize, out: &mut Vec<Repair>) {
     let mut found = Vec::new();
-    loop {
-        let Some(prev_end) = first
-            .checked_sub(1)
-            .and_then(|i| src[..=i].iter().rposition(|&c| c == b'\n'))
-        else {
-            break;
-        };
+    while let Some(prev_end) = first.checked_sub(1).and_then(|i| src[..=i].iter().rposition(|&c| c == b'\n')) {
         let (prev_first, _) = line_bounds(src, prev_end);
         if prev_first >= prev_end || src[prev_first] != b'@' {
             break;
@@ -626,7 +620,7 @@ pub(crate) fn swift_misplaced_directives(src: &str, out: &mut Vec<Repair>) {
             Some("#if") => {
                 let after_switch = prev_code(b, first).is_some_and(|(q, c)| {
                     let (line_first, _) = line_bounds(b, q);
-                    c == b'{' && word_at(&b[line_first..q], b"switch").first().is_some()
+                    c == b'{' && !word_at(&b[line_first..q], b"switch").is_empty()
                 });
                 let after_attribute =
                     prev_non_space(b, first).is_some_and(|(q, _)| b[line_bounds(b, q).0] == b'@');
