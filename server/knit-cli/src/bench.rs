@@ -114,6 +114,10 @@ pub struct AnchorBench {
     /// Timed repetitions (the median is reported).
     #[arg(long, default_value_t = 3)]
     runs: usize,
+    /// Time only the cold check, `--runs` times, and skip every other measurement: a
+    /// workload for a profiler (`perf record … knit bench anchors --cold-only --runs 20`).
+    #[arg(long)]
+    cold_only: bool,
 }
 
 pub fn run(cmd: &BenchCommand) -> anyhow::Result<u8> {
@@ -298,6 +302,19 @@ fn anchors(b: &AnchorBench) -> anyhow::Result<u8> {
     }
     let opts = CheckOptions::default();
     let threads = rayon::current_num_threads();
+    if b.cold_only {
+        let times: Vec<Duration> = (0..b.runs.max(1))
+            .map(|_| {
+                let cache = DeclCache::default();
+                let t = Instant::now();
+                std::hint::black_box(check(&tree, &cache, &cfg, &docs, &opts));
+                t.elapsed()
+            })
+            .collect();
+        println!("knit bench anchors --cold-only — {source}: {anchors} anchors, {} code files, {threads} threads", code.len());
+        println!("  cold check, median of {}: {:.1} ms", times.len(), ms(median(times)));
+        return Ok(0);
+    }
 
     // Baseline 1: parse every code file once, same grammars, on all threads and on one.
     let parse_all = |par: bool| {
