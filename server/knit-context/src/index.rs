@@ -28,9 +28,10 @@ use crate::classify::{Kind, Role};
 use crate::markdown::LinkRef;
 use crate::passages::PassageStats;
 
-/// Bump when the schema, the analyzer or the stored metadata change: the folder name
+/// Bump when the schema, the analyzer or the stored metadata change (7: code summaries
+/// from the file header or a top-level doc comment only): the folder name
 /// changes with it, so an old index is never opened by new code.
-pub const INDEX_VERSION: u32 = 6;
+pub const INDEX_VERSION: u32 = 7;
 const TOKENIZER: &str = "knit";
 const SIGNATURE_FILE: &str = "knit-index.json";
 

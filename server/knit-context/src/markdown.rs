@@ -181,24 +181,149 @@ pub fn doc_head(text: &str, file_stem: &str) -> DocHead {
     DocHead { title, summary: summary.unwrap_or_default(), head_end_line: head_end }
 }
 
-/// Title/summary for code: the file name, and the first comment line that reads as prose.
+/// Title/summary for code: the file name, and the first line that reads as prose of the
+/// comment that describes the file — a header comment before any code (`//!`, a leading
+/// block comment, a module docstring), else the doc comment of the first top-level
+/// declaration. Comments inside bodies describe a line, not the file, and license or
+/// tool blocks describe nothing a reader wants, so neither is a summary.
 pub fn code_head(text: &str, file_name: &str) -> DocHead {
-    let mut summary = String::new();
-    for line in text.lines().take(60) {
-        let t = line.trim();
-        let body = ["///", "//!", "//", "#", "--", "/**", "/*", "*", "\"\"\""]
-            .iter()
-            .find_map(|p| t.strip_prefix(p));
-        if let Some(body) = body {
-            let body = body.trim().trim_end_matches("*/").trim();
-            let letters = body.chars().filter(|c| c.is_alphabetic()).count();
-            if letters >= 8 && !body.starts_with('!') && !body.starts_with('@') && !body.contains("eslint") && !body.contains("Copyright") {
-                summary = truncate_chars(&strip_inline_markup(body), SUMMARY_MAX_CHARS);
-                break;
-            }
-        }
-    }
+    let summary = comment_blocks(text, CODE_HEAD_LINES)
+        .into_iter()
+        .filter(|b| (b.before_code || b.heads_declaration) && !b.is_boilerplate())
+        .find_map(|b| b.prose_line())
+        .map(|line| truncate_chars(&strip_inline_markup(&line), SUMMARY_MAX_CHARS))
+        .unwrap_or_default();
     DocHead { title: file_name.to_string(), summary, head_end_line: 0 }
+}
+
+/// How far into a code file its summary is looked for (imports can be long).
+const CODE_HEAD_LINES: usize = 200;
+
+/// A run of comment lines (or one docstring), with where it stands.
+struct CommentBlock {
+    /// The lines' text without their comment markers.
+    lines: Vec<String>,
+    /// No code line comes before it.
+    before_code: bool,
+    /// It starts in the first column and so does the next code line (attributes
+    /// skipped): the doc comment of a top-level declaration.
+    heads_declaration: bool,
+}
+
+impl CommentBlock {
+    /// A license, copyright or tool block (`eslint`, `swiftlint`, an encoding line …).
+    fn is_boilerplate(&self) -> bool {
+        const MARKERS: [&str; 12] = [
+            "copyright",
+            "license",
+            "licence",
+            "spdx",
+            "all rights reserved",
+            "this source file is part of",
+            "eslint",
+            "prettier-ignore",
+            "swiftlint",
+            "@ts-",
+            "-*-",
+            "do not edit",
+        ];
+        self.lines.iter().any(|l| {
+            let l = l.to_lowercase();
+            MARKERS.iter().any(|m| l.contains(m))
+        })
+    }
+
+    /// The first line with at least 8 letters that is not a tag (`@param`), a directive
+    /// or code commented out (ending as a statement or a block does), without the rule
+    /// of dashes a section comment may end with.
+    fn prose_line(&self) -> Option<String> {
+        self.lines
+            .iter()
+            .map(|l| l.trim().trim_end_matches(['-', '=', '*', '#', ' ']))
+            .find(|l| {
+                l.chars().filter(|c| c.is_alphabetic()).count() >= 8
+                    && !l.starts_with(['!', '@'])
+                    && !l.ends_with([';', '{', '}', '(', ')', ',', '='])
+            })
+            .map(str::to_string)
+    }
+}
+
+fn indented(line: &str) -> bool {
+    line.starts_with([' ', '\t'])
+}
+
+/// The comment blocks among the first `max_lines` lines of a code file, in order.
+fn comment_blocks(text: &str, max_lines: usize) -> Vec<CommentBlock> {
+    const LINE_MARKERS: [&str; 5] = ["///", "//!", "//", "#", "--"];
+    let lines: Vec<&str> = text.lines().take(max_lines).collect();
+    let mut blocks: Vec<CommentBlock> = Vec::new();
+    let mut seen_code = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let raw = lines[i];
+        let t = raw.trim();
+        if t.is_empty() || is_attribute(t) || (i == 0 && t.starts_with("#!")) {
+            i += 1;
+            continue;
+        }
+        let mut body: Vec<String> = Vec::new();
+        if let Some(quote) = ["\"\"\"", "'''"].into_iter().find(|q| t.starts_with(q)) {
+            // A docstring: only the module's own (before any code) speaks for the file;
+            // a later one belongs to the declaration above it, inside its body.
+            let mut rest = &t[3..];
+            loop {
+                let closed = rest.find(quote);
+                body.push(closed.map_or(rest, |c| &rest[..c]).trim().to_string());
+                i += 1;
+                if closed.is_some() || i >= lines.len() {
+                    break;
+                }
+                rest = lines[i].trim();
+            }
+            if !seen_code {
+                blocks.push(CommentBlock { lines: body, before_code: true, heads_declaration: false });
+            }
+            seen_code = true;
+            continue;
+        }
+        if t.starts_with("/*") {
+            let mut rest = t.trim_start_matches("/*").trim_start_matches(['*', '!']);
+            loop {
+                let closed = rest.find("*/");
+                body.push(closed.map_or(rest, |c| &rest[..c]).trim().trim_start_matches('*').trim().to_string());
+                i += 1;
+                if closed.is_some() || i >= lines.len() {
+                    break;
+                }
+                rest = lines[i].trim();
+            }
+        } else if t.starts_with("//") || t.starts_with('#') || t.starts_with("--") {
+            while let Some(rest) = lines.get(i).and_then(|l| {
+                let l = l.trim();
+                (!is_attribute(l)).then(|| LINE_MARKERS.iter().find_map(|m| l.strip_prefix(m))).flatten()
+            }) {
+                body.push(rest.trim().to_string());
+                i += 1;
+            }
+        } else {
+            seen_code = true;
+            i += 1;
+            continue;
+        }
+        let next_code = lines[i..].iter().map(|l| (*l, l.trim())).find(|(_, t)| !t.is_empty() && !is_attribute(t));
+        let heads_declaration = !indented(raw) && next_code.is_some_and(|(l, t)| !indented(l) && !t.starts_with(['}', ')', ']']));
+        blocks.push(CommentBlock { lines: body, before_code: !seen_code, heads_declaration });
+    }
+    blocks
+}
+
+/// An attribute, decorator or directive line, not a comment (`#[derive(..)]`,
+/// `@available(..)`, `@Component`, `#if DEBUG`, `#include`): skipped between a doc comment
+/// and its declaration.
+fn is_attribute(line: &str) -> bool {
+    let after = |c: char| line.strip_prefix(c).is_some_and(|rest| rest.starts_with(|d: char| d.is_alphabetic() || d == '[' || d == '!'));
+    after('@') || (after('#') && !line.starts_with("#!/"))
 }
 
 /// Every link destination and path-like code span of a Markdown document, with lines, from
@@ -238,6 +363,42 @@ mod tests {
         // 200 000 `](` without a `)`: one scan, not one per `](` (this took seconds).
         let line = "a](".repeat(200_000);
         assert_eq!(strip_inline_markup(&line).len(), 2 * 200_000);
+    }
+
+    /// The summary a code file gets, through `code_head`.
+    fn summary(text: &str) -> String {
+        code_head(text, "f").summary
+    }
+
+    #[test]
+    fn a_code_summary_is_the_file_header_or_the_first_top_level_doc_comment() {
+        // License blocks are passed over; the next header comment speaks for the file.
+        let ts = "/**\n * @license\n * Copyright Example Corp. All rights reserved.\n */\n\n/** Parses the widget grammar into trees. */\nexport function parse() {}\n";
+        assert_eq!(summary(ts), "Parses the widget grammar into trees.");
+        let swift = "//===----===//\n//\n// This source file is part of the Swift Collections open source project\n//\n// Licensed under Apache License v2.0\n//===----===//\n\n/// An ordered collection of unique elements.\n@frozen\npublic struct OrderedSet {}\n";
+        assert_eq!(summary(swift), "An ordered collection of unique elements.");
+        // "generated by" in prose is not a generated-file banner; a section rule is trimmed.
+        assert_eq!(summary("/**\n * Patch flags are optimization hints generated by the compiler.\n */\nexport enum PatchFlags {}\n"), "Patch flags are optimization hints generated by the compiler.");
+        assert_eq!(summary("// Public API ------------------------------------\nexport { a } from './a'\n"), "Public API");
+        assert_eq!(summary("//! The anchor engine's ladder.\nuse std::fmt;\n"), "The anchor engine's ladder.");
+        assert_eq!(summary("use a;\n\n/// Keeps the focused files' names.\n#[derive(Debug)]\npub struct Keeper;\n"), "Keeps the focused files' names.");
+        assert_eq!(summary("#!/usr/bin/env python\n\"\"\"\nHTTP client models.\n\nMore here.\n\"\"\"\nimport os\n"), "HTTP client models.");
+        assert_eq!(summary("'''Command-line entry points.'''\n"), "Command-line entry points.");
+    }
+
+    #[test]
+    fn comments_inside_bodies_and_directives_are_not_code_summaries() {
+        // An enum member's doc comment (indented) describes the member, not the file.
+        let ts = "import { a } from './a'\n\nexport enum Flags {\n  /**\n   * Indicates whether the effect is allowed to recurse\n   */\n  A = 1,\n}\n";
+        assert_eq!(summary(ts), "");
+        // A docstring after code belongs to its function.
+        assert_eq!(summary("import os\n\ndef f():\n    \"\"\"Does a thing that matters.\"\"\"\n"), "");
+        // A top-level comment before a closing brace documents no declaration.
+        assert_eq!(summary("const a = 1\n// remember to update the counters later\n}\n"), "");
+        assert_eq!(summary("#include <stdio.h>\n#define LIMIT 10\nint main() {}\n"), "");
+        assert_eq!(summary("// eslint-disable-next-line no-console, no-alert\nconsole.log(1)\n"), "");
+        assert_eq!(summary("// Code generated by protoc-gen-go. DO NOT EDIT.\npackage pb\n"), "");
+        assert_eq!(summary("// console.log(schema.parse(data));\nconst schema = 1\n"), "");
     }
 
     #[test]
