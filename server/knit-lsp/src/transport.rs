@@ -80,6 +80,14 @@ pub fn next_frame(buf: &mut Vec<u8>) -> Option<Frame> {
             }
             return None;
         };
+        // A later `Content-Length` inside the block means this one never got its blank
+        // line: what lies before the later one is garbage, and taking the block whole would
+        // swallow the next message as this one's body (found by the `lsp_session` fuzzer).
+        // A client's own header holds the field once.
+        if let Some(later) = find(&buf[1..head_end], b"Content-Length") {
+            buf.drain(..later + 1);
+            continue;
+        }
         let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
         let len = head.lines().find_map(|l| {
             let (k, v) = l.split_once(':')?;
@@ -166,6 +174,23 @@ mod tests {
         pending.extend(std::iter::repeat_n(b'y', 3 * MAX_HEADER));
         assert!(next_frame(&mut pending).is_none());
         assert!(pending.len() <= MAX_HEADER + 4, "kept {} bytes", pending.len());
+    }
+
+    #[test]
+    fn an_unfinished_header_does_not_swallow_the_next_frame() {
+        // Garbage shorter than the header limit, after a header line, then a good frame:
+        // the good frame's blank line ends the garbage's header block, whose
+        // `Content-Length: 10` would take the first 10 bytes of the good frame as its body.
+        let good = br#"{"jsonrpc":"2.0","method":"initialized"}"#;
+        for glue in ["", "\r\n"] {
+            let mut buf = b"Content-Length: 10\r\n".to_vec();
+            buf.extend(std::iter::repeat_n(b'x', 3000));
+            buf.extend_from_slice(glue.as_bytes());
+            buf.extend_from_slice(format!("Content-Length: {}\r\n\r\n", good.len()).as_bytes());
+            buf.extend_from_slice(good);
+            assert_eq!(next_frame(&mut buf), Some(Frame::Body(good.to_vec())), "glue {glue:?}");
+            assert!(buf.is_empty());
+        }
     }
 
     #[test]
