@@ -5,7 +5,9 @@
 //!
 //! Properties: no panic; what the framing leaves buffered is a suffix of the input and a
 //! header without its blank line is never kept beyond the header limit; the frames found
-//! do not depend on how the input is split into reads; every frame the pump writes is a
+//! do not depend on how the input is split into reads; after the bytes the framing
+//! consumed, a valid message is found whole (garbage never swallows the next message);
+//! every frame the pump writes is a
 //! well-formed `Content-Length` frame whose body the framework decodes as a JSON-RPC
 //! request or response, and a body that already decoded is forwarded unchanged.
 
@@ -41,6 +43,18 @@ pub fn run(data: &[u8]) {
     }
     assert_eq!(whole, chunked, "the frames depend on how the input was split into reads");
     assert_eq!(buf, chunked_buf);
+
+    // The consumed bytes, then a valid message: the same frames, then that message.
+    let valid: &[u8] = br#"{"jsonrpc":"2.0","id":"knit-fuzz-next","method":"shutdown"}"#;
+    let mut next = data[..data.len() - buf.len()].to_vec();
+    next.extend_from_slice(format!("Content-Length: {}\r\n\r\n", valid.len()).as_bytes());
+    next.extend_from_slice(valid);
+    let mut after = Vec::new();
+    while let Some(f) = next_frame(&mut next) {
+        after.push(f);
+    }
+    assert_eq!(after.last(), Some(&Frame::Body(valid.to_vec())), "the message after the consumed input was not found whole");
+    assert_eq!(&after[..after.len() - 1], &whole[..], "the frames before it changed");
 
     for f in &whole {
         if let Frame::Body(body) = f {
