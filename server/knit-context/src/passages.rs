@@ -484,13 +484,13 @@ pub fn newest_release(text: &str) -> Option<(u32, u32)> {
 /// plurals folded: `entries` holds `entry`, `tokenizer` does not hold `token`): the terms a
 /// passage that scoring did not pick (a changelog's newest release) highlights.
 pub fn held_terms(section: &str, terms: &[(String, f32)]) -> Vec<usize> {
-    let mut held = vec![false; terms.len()];
+    let mut in_section: std::collections::HashSet<String> = std::collections::HashSet::new();
     analysis::for_each_term_ref(section, |t| {
-        for (i, (term, _)) in terms.iter().enumerate() {
-            held[i] |= term == t.term;
+        if !in_section.contains(t.term) {
+            in_section.insert(t.term.to_string());
         }
     });
-    held.iter().enumerate().filter(|(_, &h)| h).map(|(i, _)| i).collect()
+    terms.iter().enumerate().filter(|(_, (term, _))| in_section.contains(term.as_str())).map(|(i, _)| i).collect()
 }
 
 /// The text of lines `start..=end` (1-based) of `text`.
