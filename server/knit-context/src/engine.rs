@@ -185,32 +185,39 @@ struct PassageScoring<'a> {
 }
 
 impl PassageScoring<'_> {
-    /// Scores the files at `slots` that have no detail yet, into `details` and `texts`.
+    /// Scores the files at `slots` that have no detail yet, into `details`; each file's
+    /// text is read once into `texts` (a second scoring of the same pack reuses it).
     fn score(&self, slots: &[u32], cuts: &mut PassageCuts, details: &mut HashMap<u32, PassageDetail>, texts: &mut HashMap<u32, String>) {
         for &slot in slots {
             let Some(record) = self.index.record(slot) else { continue };
             if details.contains_key(&slot) || record.kind == Kind::Media {
                 continue;
             }
-            let text = match self.buffers.iter().find(|b| b.path == record.path) {
-                Some(b) => b.text.clone(),
-                None => match fsio::read_text(self.files, &record.path, self.max_file_bytes) {
-                    ReadOutcome::Text(t) => t,
-                    _ => continue,
-                },
+            let text = match texts.entry(slot) {
+                std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
+                std::collections::hash_map::Entry::Vacant(room) => {
+                    let text = match self.buffers.iter().find(|b| b.path == record.path) {
+                        Some(b) => b.text.clone(),
+                        None => match fsio::read_text(self.files, &record.path, self.max_file_bytes) {
+                            ReadOutcome::Text(t) => t,
+                            _ => continue,
+                        },
+                    };
+                    room.insert(text)
+                }
             };
-            let cut = cuts.get(&text, record.kind, record.head_end_line);
-            let mut detail = passages::best_passages_of(&text, &cut, self.weighted, &self.stats);
+            let text: &str = text;
+            let cut = cuts.get(text, record.kind, record.head_end_line);
+            let mut detail = passages::best_passages_of(text, &cut, self.weighted, &self.stats);
             // A changelog grows at its top: the change being worked on lands in its newest
             // release, not in the older entry that shares most words with the task.
             if record.kind == Kind::Doc && passages::is_changelog(&record.path) {
-                if let Some((start, end)) = cut.newest_release(&text) {
+                if let Some((start, end)) = cut.newest_release(text) {
                     detail.best = Some((start, end));
-                    detail.best_terms = passages::held_terms(&passages::lines_text(&text, start, end), self.weighted);
+                    detail.best_terms = passages::held_terms(&passages::lines_text(text, start, end), self.weighted);
                 }
             }
             details.insert(slot, detail);
-            texts.insert(slot, text);
         }
     }
 }
@@ -964,10 +971,38 @@ impl ContextEngine {
         // Items the other signals brought in from beyond the lexical depth (co-change,
         // recent work, shared names) get their best passage for the task's terms as well,
         // when they hold any: the reader still opens them at the lines that matter.
+        let placed: Vec<u32> = placements.iter().filter_map(|p| self.index.slot_of(&p.path)).collect();
         if let Some(scoring) = &scoring {
-            let placed: Vec<u32> = placements.iter().filter_map(|p| self.index.slot_of(&p.path)).collect();
             scoring.score(&placed, &mut self.passage_cuts, &mut details, &mut texts);
         }
+        // every file whose item can show a passage: the placed ones and the pinned hits
+        let shown: Vec<u32> = placed.iter().copied().chain(pinned_slots.iter().copied().filter(|s| details.contains_key(s))).collect();
+        // The passage each item shows: in a pack ranked from open buffers, the one that best
+        // matches the words at the cursor and recent edits (`task::passage_sources_from_buffers`),
+        // else the one the ranking's terms chose. The ranking's own passage detail (`deepest`,
+        // above) is untouched, so passages never move an item.
+        let near_weighted: Vec<(String, f32)> = match (source, scoring.is_some()) {
+            ("openBuffers", true) => task::passage_sources_from_buffers(&buffers)
+                .map(|sources| {
+                    let pool = eligible.iter().filter(|&&e| e).count();
+                    let index = &self.index;
+                    task::select_terms(&sources, pool, &mut |t| index.doc_freq_estimate(t).unwrap_or(0))
+                })
+                .unwrap_or_default()
+                .into_iter()
+                .map(|t| (t.term, t.query_weight))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut near_details: HashMap<u32, PassageDetail> = HashMap::new();
+        if !near_weighted.is_empty() {
+            let near = PassageScoring { index: &self.index, files: &self.files, max_file_bytes: self.options.max_file_bytes, buffers: &buffers, weighted: &near_weighted, stats: self.index.passage_stats(&near_weighted)? };
+            near.score(&shown, &mut self.passage_cuts, &mut near_details, &mut texts);
+        }
+        let shown_passage = |slot: u32| -> Option<((u32, u32), Vec<String>)> {
+            let named = |detail: &PassageDetail, terms: &[(String, f32)]| detail.best.map(|range| (range, detail.best_terms.iter().filter_map(|&i| terms.get(i).map(|w| w.0.clone())).collect()));
+            near_details.get(&slot).and_then(|d| named(d, &near_weighted)).or_else(|| details.get(&slot).and_then(|d| named(d, &weighted)))
+        };
 
         let mut degraded = None;
         if degraded_by_terms {
@@ -1013,9 +1048,8 @@ impl ContextEngine {
                 }
             }
             *relation_count += relations.len();
-            let passage = details.get(&slot).and_then(|d| d.best.map(|range| (range, d.best_terms.clone()))).map(|((start, end), term_ids)| {
+            let passage = shown_passage(slot).map(|((start, end), matched)| {
                 let text = texts.get(&slot).map(|t| passages::lines_text(t, start, end)).unwrap_or_default();
-                let matched: Vec<String> = term_ids.iter().filter_map(|&i| weighted.get(i).map(|w| w.0.clone())).collect();
                 PassageOut { start_line: start, end_line: end, text: snippet(&text, &matched) }
             });
             Some(Item {

@@ -366,3 +366,45 @@ fn a_changelogs_passage_is_its_newest_release_not_the_old_entry_that_matches() {
     let doc = items.iter().find(|i| i.path == "docs/retry.md").expect("the doc is listed");
     assert!(doc.passage.as_ref().is_some_and(|p| p.start_line >= 1 && p.end_line <= 3), "{:?}", doc.passage);
 }
+
+#[test]
+fn an_open_buffers_passages_follow_the_words_at_the_cursor() {
+    // The open file is mostly about retry budgets; the cursor sits in its small header
+    // function. The related file holds one function of each: its passage is the header
+    // one, the part that goes with the lines being worked on, although the whole buffer's
+    // words favour the retry one.
+    let ws = Workspace::new();
+    for i in 0..20 {
+        ws.write(&format!("lib/other{i:02}.ts"), format!("export const other{i} = 'plain value {i}'\n"));
+    }
+    let retry_body: String = (0..12).map(|i| format!("  budget.retryBudget.spendRetry({i})\n")).collect();
+    let middle: String = (0..12).map(|i| format!("  const plain{i} = {i}\n")).collect();
+    let open_text = format!(
+        "export function sendWithRetry(budget) {{\n{retry_body}  return budget.retryBudget\n}}\n\nexport function constants() {{\n{middle}}}\n\nexport function canonicalHeader(name) {{\n  return headerCanonical(name.toLowerCase())\n}}\n"
+    );
+    ws.write("src/client.ts", &open_text);
+    let filler = |tag: &str| -> String { (0..30).map(|i| format!("  const {tag}{i} = {i}\n")).collect() };
+    let helpers = format!(
+        "export function retryLoop(retryBudget) {{\n{}  return retryBudget.spendRetry(retryBudget.retryBudget)\n}}\n\nexport function headerCanonical(header) {{\n{}  return header.split('-').map(canonicalHeader).join('-')\n}}\n",
+        filler("r"),
+        filler("h")
+    );
+    ws.write("src/helpers.ts", &helpers);
+    let cursor = open_text.lines().position(|l| l.contains("headerCanonical(name")).unwrap() as u32 + 1;
+    let mut engine = ws.engine();
+    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/client.ts".into(), text: open_text.clone(), focused: true, cursor_line: Some(cursor), ..Default::default() }] };
+    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    let items = all_items(&result);
+    let item = items.iter().find(|i| i.path == "src/helpers.ts").unwrap_or_else(|| panic!("the helpers are listed: {result:#?}"));
+    let passage = item.passage.as_ref().expect("a passage");
+    let header_at = helpers.lines().position(|l| l.contains("function headerCanonical")).unwrap() as u32 + 1;
+    assert!(passage.start_line <= header_at && passage.end_line > header_at, "{passage:?} (headerCanonical at line {header_at}); terms {:?}", result.task.terms);
+    assert!(passage.text.contains("headerCanonical"), "{passage:?}");
+
+    // Without a cursor, the whole buffer's words choose: the retry function.
+    let input = TaskInput { buffers: vec![OpenBuffer { path: "src/client.ts".into(), text: open_text, focused: true, ..Default::default() }] };
+    let result = engine.pack(&PackParams::default(), &input, &knit_context::NoAnchorFacts).expect("pack");
+    let items = all_items(&result);
+    let passage = items.iter().find(|i| i.path == "src/helpers.ts").and_then(|i| i.passage.clone()).expect("a passage");
+    assert!(passage.end_line < header_at, "{passage:?}");
+}
