@@ -126,6 +126,8 @@ struct Retrieval {
     source: &'static str,
     text: Option<String>,
     eligible: Vec<bool>,
+    /// How many files are eligible (`eligible`'s true entries).
+    pool: usize,
     collected: usize,
     excluded: usize,
     terms: Vec<SelectedTerm>,
@@ -827,8 +829,7 @@ impl ContextEngine {
         }
         let pool = eligible.iter().filter(|&&e| e).count();
 
-        let index = &self.index;
-        let terms: Vec<SelectedTerm> = task::select_terms(&sources, pool, &mut |t| index.doc_freq_estimate(t).unwrap_or(0));
+        let terms: Vec<SelectedTerm> = self.select_terms(&sources, pool);
         let weighted: Vec<(String, f32)> = terms.iter().map(|t| (t.term.clone(), t.query_weight)).collect();
         let degraded_by_terms = task::too_few_terms(&terms, pool);
 
@@ -850,6 +851,7 @@ impl ContextEngine {
             source,
             text,
             eligible,
+            pool,
             collected,
             excluded,
             terms,
@@ -858,6 +860,13 @@ impl ContextEngine {
             scores,
             ranked,
         })
+    }
+
+    /// The task's terms from `sources`, selected by IDF against the `pool` eligible files
+    /// (the ranking's terms, and an open-buffer pack's passage terms).
+    fn select_terms(&self, sources: &[task::Source], pool: usize) -> Vec<SelectedTerm> {
+        let index = &self.index;
+        task::select_terms(sources, pool, &mut |t| index.doc_freq_estimate(t).unwrap_or(0))
     }
 
     /// The ranked hits of a request, best first, for evaluation and debugging. `tied` marks
@@ -880,7 +889,7 @@ impl ContextEngine {
     }
 
     fn pack_now(&mut self, params: &PackParams, input: &TaskInput, anchors: &dyn AnchorFacts) -> Result<PackResult> {
-        let Retrieval { limit, buffers, open_paths, focused, open_set, pinned_set, source, text, eligible, collected, excluded, terms, weighted, degraded_by_terms, scores, ranked } = self.retrieve(params, input)?;
+        let Retrieval { limit, buffers, open_paths, focused, open_set, pinned_set, source, text, eligible, pool, collected, excluded, terms, weighted, degraded_by_terms, scores, ranked } = self.retrieve(params, input)?;
         let candidates = ranked.len();
         let focus_decls: Vec<String> = match focused.as_deref().and_then(|f| buffers.iter().find(|b| b.path == f)) {
             Some(b) => self.focus_declarations(&b.path, &b.text),
@@ -983,11 +992,7 @@ impl ContextEngine {
         // above) is untouched, so passages never move an item.
         let near_weighted: Vec<(String, f32)> = match (source, scoring.is_some()) {
             ("openBuffers", true) => task::passage_sources_from_buffers(&buffers)
-                .map(|sources| {
-                    let pool = eligible.iter().filter(|&&e| e).count();
-                    let index = &self.index;
-                    task::select_terms(&sources, pool, &mut |t| index.doc_freq_estimate(t).unwrap_or(0))
-                })
+                .map(|sources| self.select_terms(&sources, pool))
                 .unwrap_or_default()
                 .into_iter()
                 .map(|t| (t.term, t.query_weight))
