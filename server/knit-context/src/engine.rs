@@ -126,11 +126,12 @@ struct Retrieval {
     source: &'static str,
     text: Option<String>,
     eligible: Vec<bool>,
-    /// How many files are eligible (`eligible`'s true entries).
-    pool: usize,
     collected: usize,
     excluded: usize,
     terms: Vec<SelectedTerm>,
+    /// An open-buffer pack's passage terms, when a buffer has a cursor or recent edits
+    /// (the words near them decide, see [`task::PASSAGE_NEAR`]).
+    passage_terms: Option<Vec<SelectedTerm>>,
     weighted: Vec<(String, f32)>,
     degraded_by_terms: bool,
     scores: index::FileScores,
@@ -186,16 +187,24 @@ struct PassageScoring<'a> {
     stats: passages::PassageStats,
 }
 
+/// A file's text as one pack read it (its open buffer first, else the disk), with its
+/// passage cut: the ranking's passages and the cursor's passages of the same pack share
+/// both (one read, one content hash).
+struct PackText {
+    text: String,
+    cut: std::sync::Arc<passages::PassageCut>,
+}
+
 impl PassageScoring<'_> {
     /// Scores the files at `slots` that have no detail yet, into `details`; each file's
-    /// text is read once into `texts` (a second scoring of the same pack reuses it).
-    fn score(&self, slots: &[u32], cuts: &mut PassageCuts, details: &mut HashMap<u32, PassageDetail>, texts: &mut HashMap<u32, String>) {
+    /// text is read and cut once into `texts` (a second scoring of the same pack reuses it).
+    fn score(&self, slots: &[u32], cuts: &mut PassageCuts, details: &mut HashMap<u32, PassageDetail>, texts: &mut HashMap<u32, PackText>) {
         for &slot in slots {
             let Some(record) = self.index.record(slot) else { continue };
             if details.contains_key(&slot) || record.kind == Kind::Media {
                 continue;
             }
-            let text = match texts.entry(slot) {
+            let known = match texts.entry(slot) {
                 std::collections::hash_map::Entry::Occupied(known) => known.into_mut(),
                 std::collections::hash_map::Entry::Vacant(room) => {
                     let text = match self.buffers.iter().find(|b| b.path == record.path) {
@@ -205,12 +214,12 @@ impl PassageScoring<'_> {
                             _ => continue,
                         },
                     };
-                    room.insert(text)
+                    let cut = cuts.get(&text, record.kind, record.head_end_line);
+                    room.insert(PackText { text, cut })
                 }
             };
-            let text: &str = text;
-            let cut = cuts.get(text, record.kind, record.head_end_line);
-            let mut detail = passages::best_passages_of(text, &cut, self.weighted, &self.stats);
+            let (text, cut): (&str, &passages::PassageCut) = (&known.text, &known.cut);
+            let mut detail = passages::best_passages_of(text, cut, self.weighted, &self.stats);
             // A changelog grows at its top: the change being worked on lands in its newest
             // release, not in the older entry that shares most words with the task.
             if record.kind == Kind::Doc && passages::is_changelog(&record.path) {
@@ -829,7 +838,13 @@ impl ContextEngine {
         }
         let pool = eligible.iter().filter(|&&e| e).count();
 
-        let terms: Vec<SelectedTerm> = self.select_terms(&sources, pool);
+        // An open-buffer pack's passage terms come from the same buffers, weighed for the
+        // lines at the cursor: both lists are selected from one tokenization.
+        let nears: &[task::Near] = if source == "openBuffers" && task::located(&buffers) { &[task::RANKING_NEAR, task::PASSAGE_NEAR] } else { &[task::RANKING_NEAR] };
+        let index = &self.index;
+        let mut lists = task::select_terms_under(&sources, nears, pool, &mut |t| index.doc_freq_estimate(t).unwrap_or(0));
+        let passage_terms = if lists.len() > 1 { lists.pop() } else { None };
+        let terms: Vec<SelectedTerm> = lists.pop().unwrap_or_default();
         let weighted: Vec<(String, f32)> = terms.iter().map(|t| (t.term.clone(), t.query_weight)).collect();
         let degraded_by_terms = task::too_few_terms(&terms, pool);
 
@@ -851,22 +866,15 @@ impl ContextEngine {
             source,
             text,
             eligible,
-            pool,
             collected,
             excluded,
             terms,
+            passage_terms,
             weighted,
             degraded_by_terms,
             scores,
             ranked,
         })
-    }
-
-    /// The task's terms from `sources`, selected by IDF against the `pool` eligible files
-    /// (the ranking's terms, and an open-buffer pack's passage terms).
-    fn select_terms(&self, sources: &[task::Source], pool: usize) -> Vec<SelectedTerm> {
-        let index = &self.index;
-        task::select_terms(sources, pool, &mut |t| index.doc_freq_estimate(t).unwrap_or(0))
     }
 
     /// The ranked hits of a request, best first, for evaluation and debugging. `tied` marks
@@ -889,7 +897,7 @@ impl ContextEngine {
     }
 
     fn pack_now(&mut self, params: &PackParams, input: &TaskInput, anchors: &dyn AnchorFacts) -> Result<PackResult> {
-        let Retrieval { limit, buffers, open_paths, focused, open_set, pinned_set, source, text, eligible, pool, collected, excluded, terms, weighted, degraded_by_terms, scores, ranked } = self.retrieve(params, input)?;
+        let Retrieval { limit, buffers, open_paths, focused, open_set, pinned_set, source, text, eligible, collected, excluded, terms, passage_terms, weighted, degraded_by_terms, scores, ranked } = self.retrieve(params, input)?;
         let candidates = ranked.len();
         let focus_decls: Vec<String> = match focused.as_deref().and_then(|f| buffers.iter().find(|b| b.path == f)) {
             Some(b) => self.focus_declarations(&b.path, &b.text),
@@ -901,12 +909,24 @@ impl ContextEngine {
         detail_slots.extend(pinned_slots.iter().copied().filter(|s| scores.scores.get(*s as usize).is_some_and(|&v| v > 0.0)));
         // Passages are scored here, on the candidates' current text (open buffers first),
         // not indexed; the texts are kept for the items' passage excerpts.
-        let mut texts: HashMap<u32, String> = HashMap::new();
+        let mut texts: HashMap<u32, PackText> = HashMap::new();
         let mut details: HashMap<u32, PassageDetail> = HashMap::new();
-        let scoring = if !weighted.is_empty() && !degraded_by_terms {
-            Some(PassageScoring { index: &self.index, files: &self.files, max_file_bytes: self.options.max_file_bytes, buffers: &buffers, weighted: &weighted, stats: self.index.passage_stats(&weighted)? })
+        let scores_passages = !weighted.is_empty() && !degraded_by_terms;
+        // The passage each item shows: in a pack ranked from open buffers, the one that best
+        // matches the words at the cursor and recent edits (`passage_terms`), else the one
+        // the ranking's terms chose. The ranking's own passage detail (`deepest`, below) is
+        // untouched, so passages never move an item.
+        let near_weighted: Vec<(String, f32)> = match passage_terms {
+            Some(passage_terms) if scores_passages => passage_terms.into_iter().map(|t| (t.term, t.query_weight)).collect(),
+            _ => Vec::new(),
+        };
+        let (scoring, near) = if scores_passages {
+            let mut stats = self.index.passage_stats(&[&weighted, &near_weighted])?.into_iter();
+            let (ranking_stats, near_stats) = (stats.next(), stats.next());
+            let scoring = |weighted, stats| PassageScoring { index: &self.index, files: &self.files, max_file_bytes: self.options.max_file_bytes, buffers: &buffers, weighted, stats };
+            (ranking_stats.map(|stats| scoring(&weighted, stats)), near_stats.filter(|_| !near_weighted.is_empty()).map(|stats| scoring(&near_weighted, stats)))
         } else {
-            None
+            (None, None)
         };
         if let Some(scoring) = &scoring {
             scoring.score(&detail_slots, &mut self.passage_cuts, &mut details, &mut texts);
@@ -986,22 +1006,8 @@ impl ContextEngine {
         }
         // every file whose item can show a passage: the placed ones and the pinned hits
         let shown: Vec<u32> = placed.iter().copied().chain(pinned_slots.iter().copied().filter(|s| details.contains_key(s))).collect();
-        // The passage each item shows: in a pack ranked from open buffers, the one that best
-        // matches the words at the cursor and recent edits (`task::passage_sources_from_buffers`),
-        // else the one the ranking's terms chose. The ranking's own passage detail (`deepest`,
-        // above) is untouched, so passages never move an item.
-        let near_weighted: Vec<(String, f32)> = match (source, scoring.is_some()) {
-            ("openBuffers", true) => task::passage_sources_from_buffers(&buffers)
-                .map(|sources| self.select_terms(&sources, pool))
-                .unwrap_or_default()
-                .into_iter()
-                .map(|t| (t.term, t.query_weight))
-                .collect(),
-            _ => Vec::new(),
-        };
         let mut near_details: HashMap<u32, PassageDetail> = HashMap::new();
-        if !near_weighted.is_empty() {
-            let near = PassageScoring { index: &self.index, files: &self.files, max_file_bytes: self.options.max_file_bytes, buffers: &buffers, weighted: &near_weighted, stats: self.index.passage_stats(&near_weighted)? };
+        if let Some(near) = &near {
             near.score(&shown, &mut self.passage_cuts, &mut near_details, &mut texts);
         }
         let shown_passage = |slot: u32| -> Option<((u32, u32), Vec<String>)> {
@@ -1054,7 +1060,7 @@ impl ContextEngine {
             }
             *relation_count += relations.len();
             let passage = shown_passage(slot).map(|((start, end), matched)| {
-                let text = texts.get(&slot).map(|t| passages::lines_text(t, start, end)).unwrap_or_default();
+                let text = texts.get(&slot).map(|t| passages::lines_text(&t.text, start, end)).unwrap_or_default();
                 PassageOut { start_line: start, end_line: end, text: snippet(&text, &matched) }
             });
             Some(Item {

@@ -558,10 +558,11 @@ impl WorkspaceIndex {
         Ok(out)
     }
 
-    /// What passage scoring needs for `terms`: per term its IDF over the live file
-    /// documents (df = files whose body holds it) and the average passage length in index
-    /// terms (the body terms of all files over the passages they are cut into).
-    pub fn passage_stats(&self, terms: &[(String, f32)]) -> Result<PassageStats> {
+    /// What passage scoring needs for each list of terms in `term_lists`: per term its IDF
+    /// over the live file documents (df = files whose body holds it) and the average
+    /// passage length in index terms (the body terms of all files over the passages they
+    /// are cut into, summed once for all the lists).
+    pub fn passage_stats(&self, term_lists: &[&[(String, f32)]]) -> Result<Vec<PassageStats>> {
         let searcher = self.reader.searcher();
         let mut total_tokens = 0u64;
         let mut body_docs = 0u64;
@@ -573,11 +574,15 @@ impl WorkspaceIndex {
         let passages: u64 = self.records().map(|(_, r)| r.passages as u64).sum();
         let avg_len = if passages == 0 { 1.0 } else { (total_tokens as f32 / passages as f32).max(1.0) };
         let n = body_docs.max(1) as f32;
-        let mut idf = Vec::with_capacity(terms.len());
-        for (term, _) in terms {
-            let df = (searcher.doc_freq(&Term::from_field_text(self.fields.body, term))? as f32).min(n);
-            idf.push(if df == 0.0 { 0.0 } else { (1.0 + (n - df + 0.5) / (df + 0.5)).ln() });
+        let mut out = Vec::with_capacity(term_lists.len());
+        for terms in term_lists {
+            let mut idf = Vec::with_capacity(terms.len());
+            for (term, _) in terms.iter() {
+                let df = (searcher.doc_freq(&Term::from_field_text(self.fields.body, term))? as f32).min(n);
+                idf.push(if df == 0.0 { 0.0 } else { (1.0 + (n - df + 0.5) / (df + 0.5)).ln() });
+            }
+            out.push(PassageStats::new(terms, idf, avg_len));
         }
-        Ok(PassageStats::new(terms, idf, avg_len))
+        Ok(out)
     }
 }

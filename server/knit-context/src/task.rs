@@ -56,8 +56,10 @@ pub struct TaskInput {
 pub struct Source {
     pub text: String,
     pub weight: f32,
-    /// Per-line multipliers (1-based line → factor) for buffers; empty for messages.
-    pub line_boost: Vec<(u32, u32, f32)>,
+    /// A buffer's cursor, as a 1-based line of `text`; None for messages.
+    pub cursor_line: Option<u32>,
+    /// A buffer's recently edited lines, 1-based lines of `text`; empty for messages.
+    pub edit_lines: Vec<u32>,
 }
 
 /// Weight of the i-th newest message (0 = newest).
@@ -75,13 +77,13 @@ pub fn sources_from_conversation(messages_oldest_first: &[String]) -> Vec<Source
     messages_oldest_first
         .iter()
         .enumerate()
-        .map(|(i, text)| Source { text: text.clone(), weight: message_weight(n - 1 - i), line_boost: Vec::new() })
+        .map(|(i, text)| Source { text: text.clone(), weight: message_weight(n - 1 - i), cursor_line: None, edit_lines: Vec::new() })
         .collect()
 }
 
 /// How the lines near a cursor or a recent edit count.
 #[derive(Debug, Clone, Copy)]
-struct Near {
+pub struct Near {
     /// Lines on each side of the cursor.
     cursor_lines: u32,
     /// Lines on each side of a recent edit.
@@ -92,7 +94,7 @@ struct Near {
 
 /// For ranking files: the lines near the cursor and recent edits count double (the whole
 /// buffer says what the task is about).
-const RANKING_NEAR: Near = Near { cursor_lines: CURSOR_WINDOW_LINES, edit_lines: EDIT_WINDOW_LINES, boost: 2.0 };
+pub const RANKING_NEAR: Near = Near { cursor_lines: CURSOR_WINDOW_LINES, edit_lines: EDIT_WINDOW_LINES, boost: 2.0 };
 
 /// For choosing each item's passage: the words a few lines around the cursor (and recent
 /// edits) decide, and the rest of the buffers only fill the term list when those lines hold
@@ -102,22 +104,18 @@ const RANKING_NEAR: Near = Near { cursor_lines: CURSOR_WINDOW_LINES, edit_lines:
 /// commit changed in 0.464 of the found files, against 0.395 with the ranking's terms (an
 /// experiment build's sweep of the window's half-width: 0, 2, 4, 8, 15, 30 and 60 lines gave
 /// 0.461, 0.464, 0.466, 0.467, 0.452, 0.450, 0.434).
-const PASSAGE_NEAR: Near = Near { cursor_lines: 8, edit_lines: EDIT_WINDOW_LINES, boost: 1000.0 };
+pub const PASSAGE_NEAR: Near = Near { cursor_lines: 8, edit_lines: EDIT_WINDOW_LINES, boost: 1000.0 };
 
-/// Open buffers → the sources a pack's passages are chosen with (see [`PASSAGE_NEAR`]);
-/// None when no buffer has a cursor or a recent edit (the ranking's terms then choose the
-/// passages too).
-pub fn passage_sources_from_buffers(buffers: &[OpenBuffer]) -> Option<Vec<Source>> {
-    let located = buffers.iter().any(|b| b.cursor_line.is_some() || !b.recent_edit_lines.is_empty());
-    located.then(|| buffer_sources(buffers, PASSAGE_NEAR))
+/// True when some buffer has a cursor or a recent edit: an open-buffer pack's passages are
+/// then chosen with [`PASSAGE_NEAR`]; otherwise the ranking's terms choose them too.
+pub fn located(buffers: &[OpenBuffer]) -> bool {
+    buffers.iter().any(|b| b.cursor_line.is_some() || !b.recent_edit_lines.is_empty())
 }
 
-/// Open buffers → sources: focused first (3), then by recency (2, 1, 1…).
+/// Open buffers → sources: focused first (3), then by recency (2, 1, 1…). How much the
+/// lines near the cursor and recent edits count is chosen when terms are selected
+/// ([`Near`]), so one set of sources serves the ranking and the passages.
 pub fn sources_from_buffers(buffers: &[OpenBuffer]) -> Vec<Source> {
-    buffer_sources(buffers, RANKING_NEAR)
-}
-
-fn buffer_sources(buffers: &[OpenBuffer], near: Near) -> Vec<Source> {
     let mut ordered: Vec<&OpenBuffer> = buffers.iter().collect();
     ordered.sort_by_key(|b| (!b.focused, b.last_focus_or_edit_order, b.path.clone()));
     ordered
@@ -137,24 +135,13 @@ fn buffer_sources(buffers: &[OpenBuffer], near: Near) -> Vec<Source> {
                 }
                 _ => (0, lines.len().min(MAX_BUFFER_LINES)),
             };
-            let mut boost = Vec::new();
-            if let Some(cursor) = buffer.cursor_line {
-                boost.push((cursor.saturating_sub(near.cursor_lines), cursor + near.cursor_lines, near.boost));
-            }
-            for &edit in &buffer.recent_edit_lines {
-                boost.push((edit.saturating_sub(near.edit_lines), edit + near.edit_lines, near.boost));
-            }
             // the buffer's own file name words describe the task too ("resolver.ts")
             let name = buffer.path.rsplit('/').next().unwrap_or(&buffer.path);
             let stem = name.split('.').next().unwrap_or(name);
             let mut text = String::with_capacity(buffer.text.len().min(200_000));
             text.push_str(stem);
             text.push('\n');
-            // keep line numbers aligned: line 1 of the buffer is line 2 here
-            boost.iter_mut().for_each(|b| {
-                b.0 += 1;
-                b.1 += 1;
-            });
+            // line 1 of the buffer is line 2 here
             for (i, line) in lines.iter().enumerate() {
                 if i < first || i >= last {
                     text.push('\n');
@@ -164,7 +151,7 @@ fn buffer_sources(buffers: &[OpenBuffer], near: Near) -> Vec<Source> {
                     text.push('\n');
                 }
             }
-            Source { text, weight, line_boost: boost }
+            Source { text, weight, cursor_line: buffer.cursor_line.map(|c| c.saturating_add(1)), edit_lines: buffer.recent_edit_lines.iter().map(|e| e.saturating_add(1)).collect() }
         })
         .collect()
 }
@@ -183,52 +170,79 @@ pub struct SelectedTerm {
 }
 
 struct Candidate {
-    weighted: f32,
+    /// Weighted count under each of the [`Near`] weightings asked for, in their order.
+    weighted: Vec<f32>,
     is_cjk: bool,
     /// (source, char_start, char_end)
     spans: Vec<(usize, usize, usize)>,
 }
 
-fn line_factor(source: &Source, line: u32) -> f32 {
-    source.line_boost.iter().filter(|(a, b, _)| (*a..=*b).contains(&line)).map(|b| b.2).fold(1.0, f32::max)
+impl Near {
+    /// How much a word on 1-based `line` of `source` counts: `boost` within the window
+    /// around the cursor or a recent edit, 1 elsewhere (and always 1 in a message).
+    fn factor(&self, source: &Source, line: u32) -> f32 {
+        // (windows are clipped at the buffer's first line, which is `text`'s line 2)
+        let within = |at: u32, half: u32| (at.saturating_sub(1).saturating_sub(half) + 1..=at.saturating_add(half)).contains(&line);
+        let near = source.cursor_line.is_some_and(|c| within(c, self.cursor_lines)) || source.edit_lines.iter().any(|&e| within(e, self.edit_lines));
+        if near {
+            self.boost.max(1.0)
+        } else {
+            1.0
+        }
+    }
 }
 
-/// Collects candidate terms with weighted counts and their spans.
-fn candidates(sources: &[Source]) -> HashMap<String, Candidate> {
+/// Collects candidate terms with their spans and weighted counts under each of `nears`:
+/// each source is tokenized once however many weightings are asked for.
+fn candidates(sources: &[Source], nears: &[Near]) -> HashMap<String, Candidate> {
     let mut out: HashMap<String, Candidate> = HashMap::new();
     for (s, source) in sources.iter().enumerate() {
         let occurrences: Vec<TermOccurrence> = analysis::task_occurrences(&source.text);
-        let line_starts: Vec<usize> = if source.line_boost.is_empty() {
-            Vec::new()
-        } else {
+        let located = source.cursor_line.is_some() || !source.edit_lines.is_empty();
+        let line_starts: Vec<usize> = if located {
             let mut starts = vec![0];
             starts.extend(source.text.chars().enumerate().filter(|(_, c)| *c == '\n').map(|(i, _)| i + 1));
             starts
+        } else {
+            Vec::new()
         };
         for occurrence in occurrences {
-            let factor = if line_starts.is_empty() {
-                1.0
+            let line = if line_starts.is_empty() {
+                None
             } else {
-                let line = match line_starts.binary_search(&occurrence.char_start) {
+                Some(match line_starts.binary_search(&occurrence.char_start) {
                     Ok(i) => i + 1,
                     Err(i) => i,
-                } as u32;
-                line_factor(source, line)
+                } as u32)
             };
-            let entry = out.entry(occurrence.term).or_insert(Candidate { weighted: 0.0, is_cjk: occurrence.is_cjk, spans: Vec::new() });
-            entry.weighted += source.weight * factor;
+            let entry = out.entry(occurrence.term).or_insert_with(|| Candidate { weighted: vec![0.0; nears.len()], is_cjk: occurrence.is_cjk, spans: Vec::new() });
+            for (weighted, near) in entry.weighted.iter_mut().zip(nears) {
+                let factor = line.map_or(1.0, |line| near.factor(source, line));
+                *weighted += source.weight * factor;
+            }
             entry.spans.push((s, occurrence.char_start, occurrence.char_end));
         }
     }
     out
 }
 
-/// The terms of a task, selected by IDF. `doc_freq(term)` = files containing the term;
-/// `n_files` = files in the pool. Terms absent from the workspace are never selected.
+/// The terms of a task, selected by IDF, with the lines near a buffer's cursor and recent
+/// edits weighed as the ranking weighs them ([`RANKING_NEAR`]). `doc_freq(term)` = files
+/// containing the term; `n_files` = files in the pool. Terms absent from the workspace are
+/// never selected.
 pub fn select_terms(sources: &[Source], n_files: usize, doc_freq: &mut dyn FnMut(&str) -> u32) -> Vec<SelectedTerm> {
-    let candidates = candidates(sources);
+    select_terms_under(sources, &[RANKING_NEAR], n_files, doc_freq).pop().unwrap_or_default()
+}
+
+/// [`select_terms`] under several weightings of the lines near the cursor, one term list
+/// per weighting in `nears`' order. The sources are tokenized once and each candidate's
+/// document frequency is asked once: an open-buffer pack needs the ranking's terms and
+/// its passages' terms from the same buffers.
+pub fn select_terms_under(sources: &[Source], nears: &[Near], n_files: usize, doc_freq: &mut dyn FnMut(&str) -> u32) -> Vec<Vec<SelectedTerm>> {
+    let candidates = candidates(sources, nears);
     let n = n_files.max(1) as f32;
-    let mut scored: Vec<(String, f32, u32, &Candidate)> = Vec::new();
+    // (term, df, idf, candidate) of the terms that can rank
+    let mut rankable: Vec<(&String, u32, f32, &Candidate)> = Vec::new();
     for (term, candidate) in &candidates {
         let df = doc_freq(term);
         // absent terms cannot rank; terms in more than half of the files say nothing about
@@ -238,14 +252,21 @@ pub fn select_terms(sources: &[Source], n_files: usize, doc_freq: &mut dyn FnMut
             continue;
         }
         let idf = (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
-        scored.push((term.clone(), candidate.weighted * idf, df, candidate));
+        rankable.push((term, df, idf, candidate));
     }
+    (0..nears.len()).map(|k| pick_terms(&rankable, k)).collect()
+}
+
+/// The strongest terms under the `k`-th weighting, CJK grams that overlap a stronger one
+/// dropped.
+fn pick_terms(rankable: &[(&String, u32, f32, &Candidate)], k: usize) -> Vec<SelectedTerm> {
+    let mut scored: Vec<(&String, f32, u32, &Candidate)> = rankable.iter().map(|&(term, df, idf, candidate)| (term, candidate.weighted[k] * idf, df, candidate)).collect();
     // strongest first; ties: longer, then lexicographic (deterministic)
     scored.sort_by(|a, b| {
         b.1.partial_cmp(&a.1)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then_with(|| b.0.chars().count().cmp(&a.0.chars().count()))
-            .then_with(|| a.0.cmp(&b.0))
+            .then_with(|| a.0.cmp(b.0))
     });
     let mut claimed: Vec<(usize, usize, usize)> = Vec::new();
     let mut picked: Vec<(String, u32, f32)> = Vec::new();
@@ -265,7 +286,7 @@ pub fn select_terms(sources: &[Source], n_files: usize, doc_freq: &mut dyn FnMut
             }
             claimed.extend(free);
         }
-        picked.push((term, df, candidate.weighted));
+        picked.push((term.clone(), df, candidate.weighted[k]));
     }
     let strongest = picked.iter().map(|p| p.2).fold(0.0f32, f32::max).max(f32::MIN_POSITIVE);
     picked
@@ -327,15 +348,26 @@ mod tests {
         let cursor = 50;
         let buffer = OpenBuffer { path: "src/client.ts".into(), text, focused: true, cursor_line: Some(cursor), ..Default::default() };
         let df = |t: &str| if t.contains("retry") || t.contains("spend") { 3 } else { 5 };
-        let ranking = select_terms(&sources_from_buffers(std::slice::from_ref(&buffer)), 100, &mut |t| df(t));
-        let passage = select_terms(&passage_sources_from_buffers(std::slice::from_ref(&buffer)).expect("a cursor"), 100, &mut |t| df(t));
+        let sources = sources_from_buffers(std::slice::from_ref(&buffer));
+        let mut asked = Vec::new();
+        let mut lists = select_terms_under(&sources, &[RANKING_NEAR, PASSAGE_NEAR], 100, &mut |t| {
+            asked.push(t.to_string());
+            df(t)
+        });
+        let passage = lists.pop().expect("two lists");
+        let ranking = lists.pop().expect("two lists");
+        // one tokenization, one document-frequency question per word for both lists
+        let distinct: std::collections::HashSet<&String> = asked.iter().collect();
+        assert_eq!(distinct.len(), asked.len());
+        assert_eq!(ranking, select_terms(&sources, 100, &mut |t| df(t)));
         let weight = |terms: &[SelectedTerm], word: &str| terms.iter().find(|t| t.term.contains(word)).map_or(0.0, |t| t.query_weight);
         // ranking: the words of the whole buffer lead; passages: the cursor's line does
         assert!(weight(&ranking, "retry") > weight(&ranking, "header"), "{ranking:?}");
         assert!(weight(&passage, "header") > 10.0 * weight(&passage, "retry"), "{passage:?}");
-        // no cursor and no edit: no passage sources of their own
+        // no cursor and no edit: no passage terms of their own
+        assert!(located(std::slice::from_ref(&buffer)));
         let still = OpenBuffer { cursor_line: None, ..buffer };
-        assert!(passage_sources_from_buffers(&[still]).is_none());
+        assert!(!located(&[still]));
     }
 
     #[test]
