@@ -270,12 +270,10 @@ struct PassageTerms {
 }
 
 impl PassageTerms {
-    /// The count of query term `t`; 0 unless `wanted` scores it at that index (a term
-    /// without IDF, or one listed twice, counts once, where `wanted` keeps it).
-    fn count_of(&self, terms: &[(String, f32)], wanted: &Wanted<'_>, t: usize) -> u32 {
-        let term = terms[t].0.as_str();
-        if wanted.get(term) == Some(&t) {
-            self.tf.get(term).copied().unwrap_or(0)
+    /// The count of query term `t`; 0 unless `scorable[t]` (see [`scorable`]).
+    fn count_of(&self, terms: &[(String, f32)], scorable: &[bool], t: usize) -> u32 {
+        if scorable[t] {
+            self.tf.get(terms[t].0.as_str()).copied().unwrap_or(0)
         } else {
             0
         }
@@ -284,6 +282,13 @@ impl PassageTerms {
 
 /// The query terms that can score (IDF above 0), each at its index in the query.
 type Wanted<'a> = rustc_hash::FxHashMap<&'a str, usize>;
+
+/// Per query term, whether it scores at its index: it has IDF, and a term listed twice
+/// counts once, at the index `wanted` keeps. Asked once per file rather than once per
+/// passage and term: the look-up hashed and compared every term of every passage.
+fn scorable(terms: &[(String, f32)], wanted: &Wanted<'_>) -> Vec<bool> {
+    terms.iter().enumerate().map(|(t, (term, _))| wanted.get(term.as_str()) == Some(&t)).collect()
+}
 
 impl PassageCut {
     pub fn new(text: &str, kind: Kind, head_end_line: u32) -> PassageCut {
@@ -346,7 +351,8 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
     let n_terms = terms.len();
     // Exact scoring tokenizes a passage; most of a large file's passages cannot win, so
     // they are bounded first from substring counts and tokenized only while they could.
-    let counts = probe_counts(text, cut, terms, &wanted, stats);
+    let scorable = scorable(terms, &wanted);
+    let counts = probe_counts(text, cut, terms, &scorable, stats);
     let saturation = |tf: f32, norm: f32| tf * (K1 + 1.0) / (tf + K1 * norm);
     // Upper bound of a passage's score: every probe hit a real occurrence, and the
     // shortest length normalisation (a passage cannot be shorter than zero terms).
@@ -365,7 +371,7 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
             .or_insert_with(|| {
                 let passage_terms = cut.terms_of(text, p);
                 let len = passage_terms.len;
-                let tf: Vec<u32> = (0..n_terms).map(|t| passage_terms.count_of(terms, &wanted, t)).collect();
+                let tf: Vec<u32> = (0..n_terms).map(|t| passage_terms.count_of(terms, &scorable, t)).collect();
                 let norm = 1.0 - PASSAGE_B + PASSAGE_B * len as f32 / stats.avg_len.max(1.0);
                 let score = (0..n_terms).filter(|&t| tf[t] > 0).map(|t| terms[t].1 * stats.idf[t] * saturation(tf[t] as f32, norm)).sum();
                 (score, tf)
@@ -420,9 +426,9 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
 /// Per passage and term (row-major, `passages × terms`), an upper bound of the term's
 /// frequency in the passage: the exact count where the cut already holds the passage's
 /// terms, else how often the term's probe occurs in it, ASCII case ignored (see
-/// [`PassageStats::new`]). Terms without IDF (not in `wanted` at their index) count 0;
+/// [`PassageStats::new`]). Terms that do not score (see [`scorable`]) count 0;
 /// `None` when the terms have no probes (not ASCII).
-fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], wanted: &Wanted<'_>, stats: &PassageStats) -> Option<Vec<u32>> {
+fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], scorable: &[bool], stats: &PassageStats) -> Option<Vec<u32>> {
     let probes = stats.probes.as_ref()?;
     let n_terms = terms.len();
     let mut counts = vec![0u32; cut.bytes.len() * n_terms];
@@ -430,7 +436,7 @@ fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], wanted: &
     for (p, &(start, end)) in cut.bytes.iter().enumerate() {
         if let Some(known) = cut.terms[p].get() {
             for t in 0..n_terms {
-                counts[p * n_terms + t] = known.count_of(terms, wanted, t);
+                counts[p * n_terms + t] = known.count_of(terms, scorable, t);
             }
             continue;
         }
