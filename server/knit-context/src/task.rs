@@ -371,6 +371,16 @@ mod tests {
     }
 
     #[test]
+    fn cursor_and_edit_lines_at_the_ends_of_u32_weigh_without_overflow() {
+        // a client may send any u32; the windows saturate instead of wrapping or panicking
+        let buffer = OpenBuffer { path: "a.ts".into(), text: "retryBudget\nspendRetry\n".into(), focused: true, cursor_line: Some(u32::MAX), recent_edit_lines: vec![0, u32::MAX], ..Default::default() };
+        let lists = select_terms_under(&sources_from_buffers(&[buffer]), &[RANKING_NEAR, PASSAGE_NEAR], 10, &mut |_| 1);
+        assert_eq!(lists.len(), 2);
+        // line 0 ("edited") is the buffer's first line's window: both words there are near it
+        assert!(lists[1].iter().all(|t| t.weighted_count >= PASSAGE_NEAR.boost), "{:?}", lists[1]);
+    }
+
+    #[test]
     fn buffers_weigh_focus_then_recency() {
         let buffers = vec![
             OpenBuffer { path: "a.ts".into(), text: "alpha".into(), focused: false, last_focus_or_edit_order: 0, ..Default::default() },
