@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use crate::analysis;
 use crate::classify::Kind;
@@ -255,6 +255,10 @@ pub struct PassageCut {
     /// Per passage, its bytes in the text: from its first line's start to the next line's.
     pub bytes: Vec<(usize, usize)>,
     terms: Vec<OnceLock<PassageTerms>>,
+    /// Every distinct term of the passages tokenized so far, with its id in this cut: a
+    /// passage counts its terms by id, so a pack asks for each query term's id once per
+    /// file and then reads each passage's counts without hashing a string.
+    vocab: Mutex<rustc_hash::FxHashMap<Box<str>, u32>>,
     /// Approximate heap bytes of the terms filled in so far (the keeper's budget).
     filled_bytes: AtomicUsize,
     /// The newest release section, found the first time a changelog's cut is asked for it
@@ -266,17 +270,15 @@ pub struct PassageCut {
 #[derive(Debug, Default)]
 struct PassageTerms {
     len: u32,
-    tf: rustc_hash::FxHashMap<Box<str>, u32>,
+    /// (term id in the cut's vocabulary, count), by id.
+    tf: Vec<(u32, u32)>,
 }
 
 impl PassageTerms {
-    /// The count of query term `t`; 0 unless `scorable[t]` (see [`scorable`]).
-    fn count_of(&self, terms: &[(String, f32)], scorable: &[bool], t: usize) -> u32 {
-        if scorable[t] {
-            self.tf.get(terms[t].0.as_str()).copied().unwrap_or(0)
-        } else {
-            0
-        }
+    /// The count of the term with id `id` (0 for None: a term no tokenized passage of the
+    /// cut holds).
+    fn count_of(&self, id: Option<u32>) -> u32 {
+        id.and_then(|id| self.tf.binary_search_by_key(&id, |&(term, _)| term).ok()).map_or(0, |at| self.tf[at].1)
     }
 }
 
@@ -304,7 +306,7 @@ impl PassageCut {
             })
             .collect();
         let terms = bytes.iter().map(|_| OnceLock::new()).collect();
-        PassageCut { passages, bytes, terms, filled_bytes: AtomicUsize::new(0), newest_release: OnceLock::new() }
+        PassageCut { passages, bytes, terms, vocab: Mutex::default(), filled_bytes: AtomicUsize::new(0), newest_release: OnceLock::new() }
     }
 
     /// [`newest_release`] of `text` (the text this cut was made of), found once per cut.
@@ -321,22 +323,52 @@ impl PassageCut {
     /// time they are asked for.
     fn terms_of(&self, text: &str, p: usize) -> &PassageTerms {
         self.terms[p].get_or_init(|| {
-            let mut terms = PassageTerms::default();
+            let mut vocab = self.vocab.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut len = 0u32;
+            let mut ids: Vec<u32> = Vec::new();
+            let mut new_bytes = 0usize;
             analysis::for_each_term_ref(text.get(self.bytes[p].0..self.bytes[p].1).unwrap_or(""), |t| {
-                terms.len += 1;
-                match terms.tf.get_mut(t.term) {
-                    Some(count) => *count += 1,
+                len += 1;
+                let id = match vocab.get(t.term) {
+                    Some(&id) => id,
                     None => {
-                        terms.tf.insert(t.term.into(), 1);
+                        let id = vocab.len() as u32;
+                        vocab.insert(t.term.into(), id);
+                        // the boxed text with its allocation header, and the table's slot
+                        // (key, id, control byte) at its load factor
+                        new_bytes += t.term.len() + 48;
+                        id
                     }
-                }
+                };
+                ids.push(id);
             });
-            // per distinct term: the boxed text with its allocation header, and the table's
-            // slot (key, count, control byte) at its load factor
-            let bytes: usize = terms.tf.keys().map(|k| k.len() + 48).sum();
-            self.filled_bytes.fetch_add(bytes, Ordering::Relaxed);
-            terms
+            drop(vocab);
+            ids.sort_unstable();
+            let mut tf: Vec<(u32, u32)> = Vec::new();
+            for id in ids {
+                match tf.last_mut() {
+                    Some((last, count)) if *last == id => *count += 1,
+                    _ => tf.push((id, 1)),
+                }
+            }
+            tf.shrink_to_fit();
+            self.filled_bytes.fetch_add(new_bytes + tf.len() * std::mem::size_of::<(u32, u32)>(), Ordering::Relaxed);
+            PassageTerms { len, tf }
         })
+    }
+
+    /// Per query term, its id in this cut's vocabulary when it scores (`scorable`) and a
+    /// tokenized passage holds it, with the vocabulary's size when asked (ids asked before
+    /// a passage was tokenized may miss its new terms).
+    fn term_ids(&self, terms: &[(String, f32)], scorable: &[bool]) -> (Vec<Option<u32>>, usize) {
+        let vocab = self.vocab.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let ids = terms.iter().zip(scorable).map(|((term, _), &scores)| if scores { vocab.get(term.as_str()).copied() } else { None }).collect();
+        (ids, vocab.len())
+    }
+
+    /// The vocabulary's size (it only grows).
+    fn vocab_len(&self) -> usize {
+        self.vocab.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len()
     }
 }
 
@@ -352,7 +384,10 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
     // Exact scoring tokenizes a passage; most of a large file's passages cannot win, so
     // they are bounded first from substring counts and tokenized only while they could.
     let scorable = scorable(terms, &wanted);
-    let counts = probe_counts(text, cut, terms, &scorable, stats);
+    // the query terms' ids in the cut, asked again whenever a passage tokenized since
+    // brought new terms (ids only get added)
+    let mut ids = cut.term_ids(terms, &scorable);
+    let counts = probe_counts(text, cut, terms, &ids.0, stats);
     let saturation = |tf: f32, norm: f32| tf * (K1 + 1.0) / (tf + K1 * norm);
     // Upper bound of a passage's score: every probe hit a real occurrence, and the
     // shortest length normalisation (a passage cannot be shorter than zero terms).
@@ -370,8 +405,11 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
             .entry(p)
             .or_insert_with(|| {
                 let passage_terms = cut.terms_of(text, p);
+                if cut.vocab_len() != ids.1 {
+                    ids = cut.term_ids(terms, &scorable);
+                }
                 let len = passage_terms.len;
-                let tf: Vec<u32> = (0..n_terms).map(|t| passage_terms.count_of(terms, &scorable, t)).collect();
+                let tf: Vec<u32> = ids.0.iter().map(|&id| passage_terms.count_of(id)).collect();
                 let norm = 1.0 - PASSAGE_B + PASSAGE_B * len as f32 / stats.avg_len.max(1.0);
                 let score = (0..n_terms).filter(|&t| tf[t] > 0).map(|t| terms[t].1 * stats.idf[t] * saturation(tf[t] as f32, norm)).sum();
                 (score, tf)
@@ -426,17 +464,20 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
 /// Per passage and term (row-major, `passages × terms`), an upper bound of the term's
 /// frequency in the passage: the exact count where the cut already holds the passage's
 /// terms, else how often the term's probe occurs in it, ASCII case ignored (see
-/// [`PassageStats::new`]). Terms that do not score (see [`scorable`]) count 0;
+/// [`PassageStats::new`]). Terms that do not score (see [`scorable`]) count 0, and so do
+/// terms no passage tokenized so far holds (`ids`, from [`PassageCut::term_ids`]);
 /// `None` when the terms have no probes (not ASCII).
-fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], scorable: &[bool], stats: &PassageStats) -> Option<Vec<u32>> {
+fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], ids: &[Option<u32>], stats: &PassageStats) -> Option<Vec<u32>> {
     let probes = stats.probes.as_ref()?;
     let n_terms = terms.len();
     let mut counts = vec![0u32; cut.bytes.len() * n_terms];
     let Some(matcher) = &probes.matcher else { return Some(counts) };
     for (p, &(start, end)) in cut.bytes.iter().enumerate() {
         if let Some(known) = cut.terms[p].get() {
-            for t in 0..n_terms {
-                counts[p * n_terms + t] = known.count_of(terms, scorable, t);
+            for (t, &id) in ids.iter().enumerate() {
+                if id.is_some() {
+                    counts[p * n_terms + t] = known.count_of(id);
+                }
             }
             continue;
         }
@@ -548,6 +589,32 @@ mod tests {
         assert_eq!(newest_release(""), None);
         // headings inside fences are not releases
         assert_eq!(newest_release("# Changelog\n\n```\n## 9.9.9\n```\n"), None);
+    }
+
+    #[test]
+    fn a_kept_cut_scores_as_a_fresh_one_when_later_packs_bring_new_words() {
+        // A cut is kept from pack to pack and tokenizes a passage only when it could win, so
+        // a later pack's words may first appear in a passage it tokenizes midway.
+        let filler = "filler words that pad each section past the smallest passage size\n".repeat(6);
+        let text = &format!("# Title\n\nSummary line.\n\n## A\nalpha alpha gamma\n{filler}\n## B\nbeta delta\n{filler}\n## C\nbeta beta delta\n{filler}");
+        let kept = PassageCut::new(text, Kind::Doc, 3);
+        let sections: Vec<(u32, u32)> = kept.passages.iter().filter(|p| !p.is_head).map(|p| (p.start_line, p.end_line)).collect();
+        assert_eq!(sections.len(), 3, "{sections:?}");
+        let ask = |words: &[&str]| -> (Vec<(String, f32)>, PassageStats) {
+            let terms: Vec<(String, f32)> = words.iter().map(|w| (w.to_string(), 1.0)).collect();
+            let stats = PassageStats::new(&terms, vec![1.0; terms.len()], 4.0);
+            (terms, stats)
+        };
+        for words in [&["alpha"][..], &["beta"], &["delta", "beta"], &["alpha", "delta"], &["gamma", "beta", "alpha"]] {
+            let (terms, stats) = ask(words);
+            let from_kept = best_passages_of(text, &kept, &terms, &stats);
+            let fresh = best_passages(text, Kind::Doc, 3, &terms, &stats);
+            assert_eq!(from_kept, fresh, "{words:?}");
+            assert!(from_kept.best.is_some(), "{words:?}");
+        }
+        // "beta" first appeared in B and C, tokenized by the second pack only
+        let (terms, stats) = ask(&["beta"]);
+        assert_eq!(best_passages_of(text, &kept, &terms, &stats).best, Some(sections[2]));
     }
 
     #[test]
