@@ -320,12 +320,14 @@ impl PassageCut {
     }
 
     /// Passage `p`'s terms, tokenized from `text` (the text this cut was made of) the first
-    /// time they are asked for.
-    fn terms_of(&self, text: &str, p: usize) -> &PassageTerms {
-        self.terms[p].get_or_init(|| {
+    /// time they are asked for, and whether tokenizing them just now added words to the
+    /// cut's vocabulary (ids asked for before may then be missing).
+    fn terms_of(&self, text: &str, p: usize) -> (&PassageTerms, bool) {
+        let mut added = false;
+        let terms = self.terms[p].get_or_init(|| {
             let mut vocab = self.vocab.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             let mut len = 0u32;
-            let mut ids: Vec<u32> = Vec::new();
+            let mut counts: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
             let mut new_bytes = 0usize;
             analysis::for_each_term_ref(text.get(self.bytes[p].0..self.bytes[p].1).unwrap_or(""), |t| {
                 len += 1;
@@ -340,35 +342,29 @@ impl PassageCut {
                         id
                     }
                 };
-                ids.push(id);
+                *counts.entry(id).or_insert(0) += 1;
             });
             drop(vocab);
-            ids.sort_unstable();
-            let mut tf: Vec<(u32, u32)> = Vec::new();
-            for id in ids {
-                match tf.last_mut() {
-                    Some((last, count)) if *last == id => *count += 1,
-                    _ => tf.push((id, 1)),
-                }
-            }
-            tf.shrink_to_fit();
+            let mut tf: Vec<(u32, u32)> = counts.into_iter().collect();
+            tf.sort_unstable();
             self.filled_bytes.fetch_add(new_bytes + tf.len() * std::mem::size_of::<(u32, u32)>(), Ordering::Relaxed);
+            added = new_bytes > 0;
             PassageTerms { len, tf }
-        })
+        });
+        (terms, added)
     }
 
     /// Per query term, its id in this cut's vocabulary when it scores (`scorable`) and a
-    /// tokenized passage holds it, with the vocabulary's size when asked (ids asked before
-    /// a passage was tokenized may miss its new terms).
-    fn term_ids(&self, terms: &[(String, f32)], scorable: &[bool]) -> (Vec<Option<u32>>, usize) {
+    /// tokenized passage holds it: fills the entries of `ids` that are None (ids never
+    /// change once given, so only the missing ones are asked again after a passage
+    /// brought new words).
+    fn fill_term_ids(&self, terms: &[(String, f32)], scorable: &[bool], ids: &mut [Option<u32>]) {
         let vocab = self.vocab.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let ids = terms.iter().zip(scorable).map(|((term, _), &scores)| if scores { vocab.get(term.as_str()).copied() } else { None }).collect();
-        (ids, vocab.len())
-    }
-
-    /// The vocabulary's size (it only grows).
-    fn vocab_len(&self) -> usize {
-        self.vocab.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len()
+        for ((id, (term, _)), &scores) in ids.iter_mut().zip(terms).zip(scorable) {
+            if scores && id.is_none() {
+                *id = vocab.get(term.as_str()).copied();
+            }
+        }
     }
 }
 
@@ -386,8 +382,9 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
     let scorable = scorable(terms, &wanted);
     // the query terms' ids in the cut, asked again whenever a passage tokenized since
     // brought new terms (ids only get added)
-    let mut ids = cut.term_ids(terms, &scorable);
-    let counts = probe_counts(text, cut, terms, &ids.0, stats);
+    let mut ids: Vec<Option<u32>> = vec![None; n_terms];
+    cut.fill_term_ids(terms, &scorable, &mut ids);
+    let counts = probe_counts(text, cut, terms, &ids, stats);
     let saturation = |tf: f32, norm: f32| tf * (K1 + 1.0) / (tf + K1 * norm);
     // Upper bound of a passage's score: every probe hit a real occurrence, and the
     // shortest length normalisation (a passage cannot be shorter than zero terms).
@@ -404,12 +401,12 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
         exact
             .entry(p)
             .or_insert_with(|| {
-                let passage_terms = cut.terms_of(text, p);
-                if cut.vocab_len() != ids.1 {
-                    ids = cut.term_ids(terms, &scorable);
+                let (passage_terms, added) = cut.terms_of(text, p);
+                if added {
+                    cut.fill_term_ids(terms, &scorable, &mut ids);
                 }
                 let len = passage_terms.len;
-                let tf: Vec<u32> = ids.0.iter().map(|&id| passage_terms.count_of(id)).collect();
+                let tf: Vec<u32> = ids.iter().map(|&id| passage_terms.count_of(id)).collect();
                 let norm = 1.0 - PASSAGE_B + PASSAGE_B * len as f32 / stats.avg_len.max(1.0);
                 let score = (0..n_terms).filter(|&t| tf[t] > 0).map(|t| terms[t].1 * stats.idf[t] * saturation(tf[t] as f32, norm)).sum();
                 (score, tf)
