@@ -462,7 +462,7 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
 /// frequency in the passage: the exact count where the cut already holds the passage's
 /// terms, else how often the term's probe occurs in it, ASCII case ignored (see
 /// [`PassageStats::new`]). Terms that do not score (see [`scorable`]) count 0, and so do
-/// terms no passage tokenized so far holds (`ids`, from [`PassageCut::term_ids`]);
+/// terms no passage tokenized so far holds (`ids`, from [`PassageCut::fill_term_ids`]);
 /// `None` when the terms have no probes (not ASCII).
 fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], ids: &[Option<u32>], stats: &PassageStats) -> Option<Vec<u32>> {
     let probes = stats.probes.as_ref()?;
