@@ -10,11 +10,21 @@ ROOT="$PWD"
 passed=0
 failed=0
 # Runs one suite and says how long it took (a first build is most of a fresh run).
+# A failed step's name and the end of its output are printed again after the last step:
+# CI may keep only the tail of a run's output, and a failure above the editor clients'
+# long log was once invisible there.
+failures=()
 step() {
   local name="$1"; shift
   echo "==> $name ($(df -Ph . | awk 'NR == 2 { print $4 }') free on disk)"
-  local start=$SECONDS
-  if "$@"; then passed=$((passed + 1)); echo "==> $name: ok ($((SECONDS - start)) s)"; else failed=$((failed + 1)); echo "==> $name: FAILED ($((SECONDS - start)) s)"; fi
+  local start=$SECONDS log="$RUN_TMP/step-$((passed + failed)).log"
+  "$@" 2>&1 | tee "$log"
+  if [ "${PIPESTATUS[0]}" = 0 ]; then
+    passed=$((passed + 1)); echo "==> $name: ok ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1)); echo "==> $name: FAILED ($((SECONDS - start)) s)"
+    failures+=("$name" "$log")
+  fi
 }
 
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
@@ -101,5 +111,9 @@ no_temp_leftovers() {
   fi
 }
 step "no test left files in the temp dir" no_temp_leftovers
+for ((i = 0; i < ${#failures[@]}; i += 2)); do
+  echo "==> FAILED: ${failures[i]}; the end of its output:"
+  tail -n 60 "${failures[i + 1]}" | sed 's/^/    /'
+done
 echo "suites: $passed passed, $failed failed"
 [ "$failed" = 0 ]
