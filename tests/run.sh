@@ -9,11 +9,11 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 passed=0
 failed=0
-# Runs one suite and says how long it took (a first build is most of a fresh run).
-# A failed step's name and the end of its output are printed again after the last step:
-# CI may keep only the tail of a run's output, and a failure above the editor clients'
-# long log was once invisible there.
+# A failed step's name and the end of its output (its log in $RUN_TMP, made before the
+# first step) are printed again after the last step: CI may keep only the tail of a run's
+# output, and a failure above the editor clients' long log was once invisible there.
 failures=()
+# Runs one suite and says how long it took (a first build is most of a fresh run).
 step() {
   local name="$1"; shift
   echo "==> $name ($(df -Ph . | awk 'NR == 2 { print $4 }') free on disk)"

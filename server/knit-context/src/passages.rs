@@ -270,6 +270,10 @@ pub struct PassageCut {
 #[derive(Debug, Default)]
 struct PassageTerms {
     len: u32,
+    /// The cut's vocabulary size when this passage was tokenized: every id it holds is
+    /// below it, so ids asked when the vocabulary was at least this large are complete
+    /// for it — whichever pack (another thread's included) added its words.
+    vocab_end: u32,
     /// (term id in the cut's vocabulary, count), by id.
     tf: Vec<(u32, u32)>,
 }
@@ -320,11 +324,9 @@ impl PassageCut {
     }
 
     /// Passage `p`'s terms, tokenized from `text` (the text this cut was made of) the first
-    /// time they are asked for, and whether tokenizing them just now added words to the
-    /// cut's vocabulary (ids asked for before may then be missing).
-    fn terms_of(&self, text: &str, p: usize) -> (&PassageTerms, bool) {
-        let mut added = false;
-        let terms = self.terms[p].get_or_init(|| {
+    /// time they are asked for.
+    fn terms_of(&self, text: &str, p: usize) -> &PassageTerms {
+        self.terms[p].get_or_init(|| {
             let mut vocab = self.vocab.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             let mut len = 0u32;
             let mut counts: rustc_hash::FxHashMap<u32, u32> = rustc_hash::FxHashMap::default();
@@ -344,27 +346,27 @@ impl PassageCut {
                 };
                 *counts.entry(id).or_insert(0) += 1;
             });
+            let vocab_end = vocab.len() as u32;
             drop(vocab);
             let mut tf: Vec<(u32, u32)> = counts.into_iter().collect();
             tf.sort_unstable();
             self.filled_bytes.fetch_add(new_bytes + tf.len() * std::mem::size_of::<(u32, u32)>(), Ordering::Relaxed);
-            added = new_bytes > 0;
-            PassageTerms { len, tf }
-        });
-        (terms, added)
+            PassageTerms { len, vocab_end, tf }
+        })
     }
 
     /// Per query term, its id in this cut's vocabulary when it scores (`scorable`) and a
     /// tokenized passage holds it: fills the entries of `ids` that are None (ids never
     /// change once given, so only the missing ones are asked again after a passage
-    /// brought new words).
-    fn fill_term_ids(&self, terms: &[(String, f32)], scorable: &[bool], ids: &mut [Option<u32>]) {
+    /// brought new words), and says the vocabulary's size it read them from.
+    fn fill_term_ids(&self, terms: &[(String, f32)], scorable: &[bool], ids: &mut [Option<u32>]) -> u32 {
         let vocab = self.vocab.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         for ((id, (term, _)), &scores) in ids.iter_mut().zip(terms).zip(scorable) {
             if scores && id.is_none() {
                 *id = vocab.get(term.as_str()).copied();
             }
         }
+        vocab.len() as u32
     }
 }
 
@@ -380,11 +382,11 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
     // Exact scoring tokenizes a passage; most of a large file's passages cannot win, so
     // they are bounded first from substring counts and tokenized only while they could.
     let scorable = scorable(terms, &wanted);
-    // the query terms' ids in the cut, asked again whenever a passage tokenized since
-    // brought new terms (ids only get added)
+    // the query terms' ids in the cut, asked again whenever a passage holds words added
+    // to the vocabulary since (by this pack or a concurrent one: the cut is shared)
     let mut ids: Vec<Option<u32>> = vec![None; n_terms];
-    cut.fill_term_ids(terms, &scorable, &mut ids);
-    let counts = probe_counts(text, cut, terms, &ids, stats);
+    let mut ids_known = cut.fill_term_ids(terms, &scorable, &mut ids);
+    let counts = probe_counts(text, cut, terms, &ids, ids_known, stats);
     let saturation = |tf: f32, norm: f32| tf * (K1 + 1.0) / (tf + K1 * norm);
     // Upper bound of a passage's score: every probe hit a real occurrence, and the
     // shortest length normalisation (a passage cannot be shorter than zero terms).
@@ -401,9 +403,9 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
         exact
             .entry(p)
             .or_insert_with(|| {
-                let (passage_terms, added) = cut.terms_of(text, p);
-                if added {
-                    cut.fill_term_ids(terms, &scorable, &mut ids);
+                let passage_terms = cut.terms_of(text, p);
+                if passage_terms.vocab_end > ids_known {
+                    ids_known = cut.fill_term_ids(terms, &scorable, &mut ids);
                 }
                 let len = passage_terms.len;
                 let tf: Vec<u32> = ids.iter().map(|&id| passage_terms.count_of(id)).collect();
@@ -462,15 +464,18 @@ pub fn best_passages_of(text: &str, cut: &PassageCut, terms: &[(String, f32)], s
 /// frequency in the passage: the exact count where the cut already holds the passage's
 /// terms, else how often the term's probe occurs in it, ASCII case ignored (see
 /// [`PassageStats::new`]). Terms that do not score (see [`scorable`]) count 0, and so do
-/// terms no passage tokenized so far holds (`ids`, from [`PassageCut::fill_term_ids`]);
+/// terms no passage tokenized so far holds (`ids`, from [`PassageCut::fill_term_ids`], read
+/// when the vocabulary had `ids_known` words);
 /// `None` when the terms have no probes (not ASCII).
-fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], ids: &[Option<u32>], stats: &PassageStats) -> Option<Vec<u32>> {
+fn probe_counts(text: &str, cut: &PassageCut, terms: &[(String, f32)], ids: &[Option<u32>], ids_known: u32, stats: &PassageStats) -> Option<Vec<u32>> {
     let probes = stats.probes.as_ref()?;
     let n_terms = terms.len();
     let mut counts = vec![0u32; cut.bytes.len() * n_terms];
     let Some(matcher) = &probes.matcher else { return Some(counts) };
     for (p, &(start, end)) in cut.bytes.iter().enumerate() {
-        if let Some(known) = cut.terms[p].get() {
+        // a passage a concurrent pack tokenized after `ids` were read may hold words they
+        // miss: it is probed like an untokenized one
+        if let Some(known) = cut.terms[p].get().filter(|known| known.vocab_end <= ids_known) {
             for (t, &id) in ids.iter().enumerate() {
                 if id.is_some() {
                     counts[p * n_terms + t] = known.count_of(id);
@@ -612,6 +617,30 @@ mod tests {
         // "beta" first appeared in B and C, tokenized by the second pack only
         let (terms, stats) = ask(&["beta"]);
         assert_eq!(best_passages_of(text, &kept, &terms, &stats).best, Some(sections[2]));
+    }
+
+    #[test]
+    fn ids_read_before_another_pack_tokenized_a_passage_are_asked_again() {
+        // The cut is shared between concurrent packs: another pack may tokenize a passage,
+        // adding words, after this one read its ids. The passage says so (vocab_end), and
+        // neither the probe counts nor the scoring may read it with the stale ids.
+        let filler = "filler words that pad each section past the smallest passage size\n".repeat(6);
+        let text = &format!("# Title\n\nSummary line.\n\n## A\nalpha\n{filler}\n## B\nbeta beta\n{filler}");
+        let cut = PassageCut::new(text, Kind::Doc, 3);
+        let terms = vec![("beta".to_string(), 1.0)];
+        let mut ids = vec![None];
+        let known = cut.fill_term_ids(&terms, &[true], &mut ids);
+        assert_eq!((ids[0], known), (None, 0));
+        let b = cut.passages.iter().position(|p| !p.is_head && p.start_line > 6).expect("section B");
+        // "another pack" tokenizes B now
+        assert_eq!(cut.terms_of(text, b).count_of(None), 0);
+        assert!(cut.terms_of(text, b).vocab_end > known);
+        let stats = PassageStats::new(&terms, vec![1.0], 4.0);
+        let counts = probe_counts(text, &cut, &terms, &ids, known, &stats).expect("ASCII probes");
+        assert_eq!(counts[b], 2, "the stale ids would have read 0 from the tokenized passage");
+        let again = cut.fill_term_ids(&terms, &[true], &mut ids);
+        assert!(ids[0].is_some() && again >= cut.terms_of(text, b).vocab_end);
+        assert_eq!(cut.terms_of(text, b).count_of(ids[0]), 2);
     }
 
     #[test]
