@@ -35,11 +35,21 @@ const SAFE_CONFIG: &[&str] = &[
 #[derive(Debug, Clone)]
 pub struct Git {
     dir: PathBuf,
+    /// May git fetch an object it lacks from a promisor remote? Off unless asked for: in a
+    /// partial workspace (see `workspace.rs`) any lookup of a missing object — `cat-file
+    /// -e` of a later commit — would otherwise fetch it from the source, a look-ahead.
+    lazy_fetch: bool,
 }
 
 impl Git {
     pub fn new(dir: impl Into<PathBuf>) -> Git {
-        Git { dir: dir.into() }
+        Git { dir: dir.into(), lazy_fetch: false }
+    }
+
+    /// The same git, allowed to fetch missing objects from a promisor remote (for checking
+    /// out a commit's files in a partial workspace, and nothing else).
+    pub fn with_lazy_fetch(&self) -> Git {
+        Git { dir: self.dir.clone(), lazy_fetch: true }
     }
 
     pub fn dir(&self) -> &Path {
@@ -67,6 +77,9 @@ impl Git {
             .arg("--no-pager")
             .arg("-C")
             .arg(&self.dir);
+        if !self.lazy_fetch {
+            cmd.env("GIT_NO_LAZY_FETCH", "1");
+        }
         for setting in SAFE_CONFIG {
             cmd.arg("-c").arg(setting);
         }
@@ -111,6 +124,24 @@ impl Git {
     pub fn has_commit(&self, rev: &str) -> bool {
         self.output(["cat-file", "-e", &format!("{rev}^{{commit}}")]).map(|o| o.status.success()).unwrap_or(false)
     }
+}
+
+/// True when git's error `message` says an object could not be found or read: what a
+/// source repository missing some of its objects (a mirror that left out large files, a
+/// damaged pack) makes git say, as opposed to any other failure.
+pub fn names_missing_object(message: &str) -> bool {
+    const SIGNS: &[&str] = &[
+        "unable to read",
+        "missing blob",
+        "missing tree",
+        "bad object",
+        "not our ref",
+        "from promisor remote",
+        "failed to unpack tree object",
+        "possible repository corruption",
+    ];
+    let message = message.to_ascii_lowercase();
+    SIGNS.iter().any(|sign| message.contains(sign))
 }
 
 /// Checks that `dir` is a usable source repository: a git repository, not shallow, with at

@@ -48,6 +48,7 @@ use crate::git::Git;
 use crate::knit::{KnitDetail, KnitRanker};
 use crate::metrics::{Ranked, TaskMetrics, TruthFile};
 use crate::rankers::BaselineQuery;
+use crate::workspace::MoveError;
 use crate::sample::{SampleStats, SampledCommit, Split};
 use crate::workspace::Workspace;
 
@@ -366,10 +367,31 @@ pub fn run(config: &Config, progress: &mut dyn FnMut(&str)) -> Result<RepoReport
     let mut task_skips: BTreeMap<String, usize> = BTreeMap::new();
     let mut timings: Vec<CommitTiming> = Vec::new();
     let total = visits.len();
+    let mut partial_said = false;
     for (i, commit) in visits.iter().enumerate() {
         let commit_started = Instant::now();
         let t = Instant::now();
-        env.workspace.move_to(&commit.parent)?;
+        if let Err(e) = env.workspace.move_to(&commit.parent) {
+            let MoveError::Unreadable(_) = e else { return Err(e.into()) };
+            // the source lacks a blob of this parent's files: no workspace at this commit,
+            // and the half-moved one is not reused
+            let reason = "the source repository lacks objects of the parent's files";
+            let mut line = format!("[{}/{}] {} {:<8}", i + 1, total, &commit.sha[..10], commit.split.as_str());
+            for &mode in &config.modes {
+                *task_skips.entry(format!("{}: {reason}", mode.as_str())).or_default() += 1;
+                line.push_str(&format!(" | {}: skipped ({reason})", mode.as_str()));
+            }
+            progress(&line);
+            progress(&format!("{name}: {e}"));
+            generation += 1;
+            env = Environment::create(base.path(), &git_dir, generation)?;
+            env.workspace.fetch_partially()?;
+            continue;
+        }
+        if env.workspace.is_partial() && !partial_said {
+            partial_said = true;
+            progress(&format!("{name}: the source repository lacks objects its history names; the workspace fetches commits and trees, and each parent's files on demand"));
+        }
         if env.workspace.can_resolve(&commit.sha) {
             // an earlier parent descends from this commit (cannot happen in the visit
             // order above; a guard): start over in a fresh repository, never look ahead

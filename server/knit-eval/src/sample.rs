@@ -91,6 +91,9 @@ pub enum Skip {
     TooManyFiles,
     VersionLinesOnly,
     WhitespaceOnly,
+    /// The source repository lacks an object the commit's diff needs (a mirror that left
+    /// out large files, a damaged pack): the commit cannot be read, the run goes on.
+    MissingObjects,
 }
 
 /// Is `path` a text file knit would consider, and if not, why?
@@ -275,7 +278,15 @@ pub fn inspect(git: &Git, commit: &LoggedCommit, kept: &[usize], mut dropped: Ve
     args.push(commit.sha.clone());
     args.push("--".into());
     args.extend(paths.iter().cloned());
-    let patch = git.run(&args)?;
+    let out = git.output(&args)?;
+    if !out.status.success() {
+        let message = String::from_utf8_lossy(&out.stderr);
+        if crate::git::names_missing_object(&message) {
+            return Ok(Err(Skip::MissingObjects));
+        }
+        anyhow::bail!("git diff {parent} {} (in {}): {}", commit.sha, git.dir().display(), message.trim());
+    }
+    let patch = out.stdout;
     let diffs = diff::parse_patch(&patch, &paths);
     let empty = FileDiff::default();
     let mut files = Vec::new();

@@ -286,3 +286,62 @@ fn bad_input_gives_clear_errors() {
     let err = knit_eval::run(&Config::new(&src), &mut |_| {}).expect_err("nothing qualifies");
     assert!(err.to_string().contains("no commit"), "{err}");
 }
+
+#[test]
+fn a_source_missing_objects_skips_only_the_commits_that_need_them() {
+    // a mirror that left out a large file: its blob is named by old trees but absent, so
+    // a full fetch of any later commit fails; the run must go on with the commits whose
+    // own files are all present
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    let mut repo = Repo { dir: &src, day: 0 };
+    repo.git(&["init", "-q", "--initial-branch=main"]);
+    let table = "# Table\n\nA large generated table the mirror left out.\n".repeat(20);
+    let c0 = repo.commit("Initial import", &[("src/lexer.ts", &lexer(0)), ("src/parser.ts", &parser(0)), ("src/util.ts", &util(0)), ("data/table.md", &table)]);
+    let c1 = repo.commit("Grow the lexer and the parser", &[("src/lexer.ts", &lexer(1)), ("src/parser.ts", &parser(1))]);
+    std::fs::remove_file(src.join("data/table.md")).expect("rm");
+    let c2 = repo.commit("Drop the table, grow the parser", &[("src/lexer.ts", &lexer(2)), ("src/parser.ts", &parser(2))]);
+    let c3 = repo.commit("Helpers for the lexer", &[("src/lexer.ts", &lexer(3)), ("src/util.ts", &util(1))]);
+    let c4 = repo.commit("Parser rules use the helpers", &[("src/parser.ts", &parser(3)), ("src/util.ts", &util(2)), ("src/lexer.ts", &lexer(4))]);
+    let blob = repo.git(&["rev-parse", &format!("{c0}:data/table.md")]);
+    std::fs::remove_file(src.join(".git/objects").join(&blob[..2]).join(&blob[2..])).expect("the table's blob is a loose object");
+    assert!(Command::new("git").current_dir(&src).args(["cat-file", "-e", &blob]).output().expect("git").status.code() != Some(0));
+
+    let mut config = Config::new(&src);
+    config.bootstrap_resamples = 50;
+    config.temp_dir = Some(tmp.path().join("work"));
+    let mut lines = Vec::new();
+    let report = knit_eval::run(&config, &mut |l| lines.push(l.to_string())).expect("the run goes on past the missing object");
+
+    // c2's own diff needs the missing blob (it deletes the table): not a task
+    let sampled: Vec<&str> = report.commits.iter().map(|c| c.sha.as_str()).collect();
+    assert_eq!(sampled, vec![&c1, &c3, &c4]);
+    assert_eq!(report.sample.skipped.get("missing-objects").copied(), Some(1), "{:?}", report.sample.skipped);
+    // c1's parent holds the table: its tasks are skipped with the reason; the workspace
+    // is rebuilt once; c3 and c4 are measured in both modes from a partial workspace
+    let reason = "the source repository lacks objects of the parent's files";
+    assert_eq!(report.task_skips.get(&format!("open: {reason}")).copied(), Some(1), "{:?}", report.task_skips);
+    assert_eq!(report.task_skips.get(&format!("query: {reason}")).copied(), Some(1), "{:?}", report.task_skips);
+    assert_eq!(report.workspace_rebuilds, 1);
+    let measured: Vec<(&str, Mode)> = report.tasks.iter().map(|t| (t.commit.as_str(), t.mode)).collect();
+    assert_eq!(measured, vec![(c3.as_str(), Mode::Open), (c3.as_str(), Mode::Query), (c4.as_str(), Mode::Open), (c4.as_str(), Mode::Query)]);
+    assert!(lines.iter().any(|l| l.contains("fetches commits and trees")), "{lines:?}");
+    // the history is all there (trees only): co-change ranks the util change c3 made
+    // with the lexer, and knit reads the same history
+    let open = report.tasks.iter().find(|t| t.commit == c4 && t.mode == Mode::Open).expect("open task");
+    assert!(!open.results["cochange"].ranked.paths.is_empty(), "{:?}", open.results["cochange"]);
+    assert!(open.results["knit"].metrics.recall10 > 0.0, "{:?}", open.results["knit"]);
+
+    // the workspace by itself: a move to the table's commit is `Unreadable`, not a failure
+    let (git_dir, _) = knit_eval::git::open_source(&src).expect("source");
+    let mut ws = Workspace::create(&git_dir, &tmp.path().join("ws")).expect("workspace");
+    match ws.move_to(&c0) {
+        Err(knit_eval::workspace::MoveError::Unreadable(_)) => {}
+        other => panic!("expected Unreadable, got {other:?}"),
+    }
+    let mut ws = Workspace::create(&git_dir, &tmp.path().join("ws2")).expect("workspace");
+    ws.move_to(&c2).expect("a commit without the table");
+    assert!(ws.is_partial() && ws.can_resolve(&c0) && !ws.can_resolve(&c3));
+    assert_eq!(std::fs::read_to_string(ws.root().join("src/parser.ts")).expect("parser"), parser(2));
+}
