@@ -9,6 +9,14 @@
 //! - **CJK** (Han, kana, hangul): every 2-gram and 3-gram of a run. The index keeps them all;
 //!   the task side drops function-word fragments (see [`cjk_gram_is_fragment`]) because a
 //!   gram that starts or ends on a particle usually straddles two words.
+//! - **encoded data** is not text: a chunk of 24 or more base64 characters (`A–Z a–z 0–9
+//!   + / = _ - .`) holding uppercase letters and a digit, its lowercase letters in short
+//!   runs as in random text (an embedded certificate, a `data:` URI, a token in a test),
+//!   yields no terms.
+//!   Split at its case changes it would give a dozen two-letter "words" per line
+//!   (`MIIDdzCCAl` → `mii`, `ddz`, `cc`, `al`), rare in the workspace and so the most
+//!   distinctive terms of any file that holds one — they led the open-buffer terms of a
+//!   Swift file with a test certificate.
 //!
 //! The stop lists are written for this crate; they follow the seed's lessons (see
 //! knit-spec.md §1.4): a narrow edge set so that word-building characters such as 对 / 上 /
@@ -21,6 +29,41 @@ use rustc_hash::FxHashSet;
 
 /// Longest word we index whole; longer runs are minified data or hashes, not vocabulary.
 const MAX_WORD_CHARS: usize = 64;
+
+/// Shortest chunk of base64 characters that can be judged encoded data.
+const MIN_ENCODED_CHUNK: usize = 24;
+
+/// A byte of the base64 (and base64url) alphabet, or the `.` that joins a JWT's parts.
+#[inline]
+fn is_base64_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-' | b'.')
+}
+
+/// Is `chunk` (a maximal run of base64 bytes) encoded data rather than words? In random
+/// base64 a run of lowercase letters is 1.7 letters long on average and a digit comes
+/// every sixth character (a 24-character chunk without one: about 1 in 60); in
+/// identifiers the lowercase runs are the words' tails (`getURLForHTTPSRequest…`: `get`,
+/// `or`, `equest`, mean 4), and hex hashes have no uppercase at all.
+fn is_encoded_chunk(chunk: &[u8]) -> bool {
+    if chunk.len() < MIN_ENCODED_CHUNK {
+        return false;
+    }
+    let (mut upper, mut lower, mut digits, mut lower_runs) = (0usize, 0usize, 0usize, 0usize);
+    let mut in_lower_run = false;
+    for &b in chunk {
+        let is_lower = b.is_ascii_lowercase();
+        if is_lower {
+            lower += 1;
+            lower_runs += usize::from(!in_lower_run);
+        } else if b.is_ascii_uppercase() {
+            upper += 1;
+        } else if b.is_ascii_digit() {
+            digits += 1;
+        }
+        in_lower_run = is_lower;
+    }
+    upper >= 4 && digits >= 1 && lower_runs >= 4 && lower * 2 < lower_runs * 5
+}
 
 /// A term occurrence produced from text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -299,7 +342,20 @@ pub fn for_each_term_ref(text: &str, mut sink: impl FnMut(TermRef<'_>)) {
     let mut whole = String::new();
     let mut part_buf = String::new();
     let mut part_ranges: Vec<(usize, usize)> = Vec::new();
+    // bytes before this were judged by [`is_encoded_chunk`] already (each byte once)
+    let mut judged_until = 0usize;
     while let Some((byte, c)) = iter.peek() {
+        if byte >= judged_until && c.is_ascii_alphanumeric() {
+            let bytes = text.as_bytes();
+            let end = byte + bytes[byte..].iter().position(|&b| !is_base64_byte(b)).unwrap_or(bytes.len() - byte);
+            judged_until = end;
+            if is_encoded_chunk(&bytes[byte..end]) {
+                // ASCII only: one character per byte
+                char_pos += end - byte;
+                iter.byte = end;
+                continue;
+            }
+        }
         if is_cjk(c) {
             cjk_run.clear();
             let start = char_pos;
@@ -646,6 +702,41 @@ mod tests {
     #[test]
     fn no_stop_word_is_longer_than_the_look_up_bound() {
         assert!(english_stop_words().iter().all(|w| !w.is_empty() && w.is_ascii() && w.len() <= LONGEST_STOP_WORD));
+    }
+
+    #[test]
+    fn encoded_data_is_not_text() {
+        // a PEM line, a data URI's payload, a JWT: no terms; the words around them stay,
+        // with their character spans counted past the skipped chunk
+        let pem = "MIIDdzCCAl+gAwIBAgIUIzQbBZ6JvtF0nnVp8gd1CR7yNIAwDQYJKoZIhvcNAQEL";
+        // a real certificate line with three digits in 64 characters, cut by a `\n` escape
+        let sparse = "m/TQOBiSWxEG5SfMSFjaNzoHu5BU+uTUyr/gCUseFoseA+C+wsCikfSPKpmfLEW0\\nNF49c6fPYWCu39wMpNCgrcXgde29V3Sar5WfYclFnQU";
+        assert_eq!(terms_of(sparse), Vec::<String>::new());
+        let text = format!("let certificatePem = \"{pem}\" // sample server");
+        let mut seen = Vec::new();
+        for_each_term_ref(&text, |t| seen.push((t.term.to_string(), t.char_start)));
+        let after = text.find("sample").expect("sample");
+        assert_eq!(seen, vec![("certificatepem".to_string(), 4), ("certificate".to_string(), 4), ("pem".to_string(), 4), ("sample".to_string(), after), ("server".to_string(), after + 7)]);
+        let uri = "src=\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk\" logo";
+        assert_eq!(terms_of(uri), vec!["src", "data", "image", "png", "base64", "logo"]);
+        assert_eq!(terms_of("headers = {\"Authorization\": \"Basic dXNlcjpwYXNzd29yZDEyMw==\"}"), vec!["header", "authorization", "basic"]);
+        let jwt = "token: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.Sfl";
+        assert_eq!(terms_of(jwt), vec!["token"]);
+    }
+
+    #[test]
+    fn long_identifiers_paths_and_hashes_are_still_text() {
+        // words leave long lowercase runs; a hash has no uppercase
+        for text in [
+            "getURLForHTTPSRequestWithDefaultTimeoutAndRetryPolicy2",
+            "test_encodeDecode_UTF8ToUTF16_roundTrip_withSurrogatePairs2",
+            "Sources/DequeModule/Deque+Codable/RigidDeque+Consumption.swift",
+            "3fce3b5bb023a1e4c0d9f6b7a8c2e1d0f9b8a7c6",
+            "XCTAssertEqual(OrderedSet<Int>(minimumCapacity: 32).count, 0)",
+        ] {
+            assert!(!terms_of(text).is_empty(), "{text}");
+            assert!(!is_encoded_chunk(text.as_bytes()), "{text}");
+        }
     }
 
     #[test]

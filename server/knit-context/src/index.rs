@@ -28,10 +28,11 @@ use crate::classify::{Kind, Role};
 use crate::markdown::LinkRef;
 use crate::passages::PassageStats;
 
-/// Bump when the schema, the analyzer or the stored metadata change (7: code summaries
-/// from the file header or a top-level doc comment only): the folder name
-/// changes with it, so an old index is never opened by new code.
-pub const INDEX_VERSION: u32 = 7;
+/// Bump when the schema, the analyzer or the stored metadata change (8: encoded data —
+/// base64 chunks — yields no terms; 7: code summaries from the file header or a top-level
+/// doc comment only): the folder name changes with it, so an old index is never opened
+/// by new code.
+pub const INDEX_VERSION: u32 = 8;
 const TOKENIZER: &str = "knit";
 const SIGNATURE_FILE: &str = "knit-index.json";
 
