@@ -48,9 +48,8 @@ use crate::git::Git;
 use crate::knit::{KnitDetail, KnitRanker};
 use crate::metrics::{Ranked, TaskMetrics, TruthFile};
 use crate::rankers::BaselineQuery;
-use crate::workspace::MoveError;
 use crate::sample::{SampleStats, SampledCommit, Split};
-use crate::workspace::Workspace;
+use crate::workspace::{MoveError, Workspace};
 
 pub use crate::report::{Report, RepoReport};
 
