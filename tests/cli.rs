@@ -561,6 +561,25 @@ fn explain_without_history_says_so() {
     assert_eq!(report["anchors"][0]["detail"]["since_missing"], "not_in_history", "{report:#}");
 }
 
+/// In a partial clone (`git clone --filter=blob:none`) the history names the reviewed
+/// version but does not hold its content: --explain says so, not "no commit holds it".
+#[test]
+fn explain_in_a_partial_clone_says_the_versions_are_not_in_it() {
+    let ws = recorded_ws();
+    git_first_commit(ws.path(), "Add the resolver and its guide");
+    ws.write("src/resolve.ts", RESOLVE.replace("- 1]", "- 2]"));
+    git(ws.path(), &["commit", "-qam", "Take the parent folder instead"]);
+    // the reviewed version's blob, as a blob-less clone lacks it (loose in a fresh repository)
+    let out = std::process::Command::new("git").args(["rev-parse", "HEAD~1:src/resolve.ts"]).current_dir(ws.path()).output().expect("git");
+    let blob = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    std::fs::remove_file(ws.path().join(".git/objects").join(&blob[..2]).join(&blob[2..])).expect("a loose blob");
+    let (code, report) = ws.check_json(&["--explain"]);
+    assert_eq!(code, 1);
+    assert_eq!(report["anchors"][0]["detail"]["since_missing"], "history_not_in_clone", "{report:#}");
+    let human = String::from_utf8_lossy(&ws.knit(&["check", "--explain"]).stdout).to_string();
+    assert!(human.contains("not in this clone (a partial clone"), "{human}");
+}
+
 /// `knit anchors rebind`: any declaration, not only the candidates knit offered.
 #[test]
 fn rebind_points_an_anchor_at_any_declaration_and_records_it() {

@@ -167,7 +167,8 @@ pub struct Verdict {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since: Option<SinceReview>,
     /// Why `since` is absent when it was asked for: `not_in_history` (no commit holds the
-    /// reviewed version) or `history_cut_short` (the time or commit bound stopped the read).
+    /// reviewed version), `history_cut_short` (the time or commit bound stopped the read)
+    /// or `history_not_in_clone` (older versions' contents are not in this partial clone).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since_missing: Option<&'static str>,
 }

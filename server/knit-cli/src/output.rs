@@ -71,6 +71,9 @@ fn since_notes(since: Option<&knit_anchors::SinceReview>, missing: Option<&str>)
     let Some(s) = since else {
         return match missing {
             Some("history_cut_short") => vec!["the reviewed version was not found within the time bound of reading history: compare by hand".to_string()],
+            Some("history_not_in_clone") => vec![
+                "older versions of the file are not in this clone (a partial clone: git clone --filter): `git log -p` on the file fetches them; or compare by hand".to_string(),
+            ],
             Some(_) => vec!["no commit holds the reviewed version (not committed yet, a shallow clone, or no git history): compare by hand".to_string()],
             None => Vec::new(),
         };

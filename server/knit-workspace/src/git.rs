@@ -177,6 +177,7 @@ pub fn file_versions(root: &Path, rel: &str, limits: VersionLimits) -> Result<Fi
     let mut out = Vec::new();
     // True once the walk reaches the file's first version or the root commit.
     let mut complete = true;
+    let mut missing_contents = false;
     for (walked, info) in walk.enumerate() {
         if walked >= limits.max_commits || out.len() >= limits.max_versions || std::time::Instant::now() >= limits.deadline {
             complete = false;
@@ -195,7 +196,11 @@ pub fn file_versions(root: &Path, rel: &str, limits: VersionLimits) -> Result<Fi
         if parent_blob == Some(blob) {
             continue;
         }
-        let Ok(object) = repo.find_object(blob) else { continue };
+        // a partial clone names the blob but does not hold it (gix never fetches)
+        let Ok(object) = repo.find_object(blob) else {
+            missing_contents = true;
+            continue;
+        };
         if object.data.len() as u64 > limits.max_bytes {
             continue;
         }
@@ -205,11 +210,11 @@ pub fn file_versions(root: &Path, rel: &str, limits: VersionLimits) -> Result<Fi
         let time = decoded.committer().map(|c| c.seconds()).unwrap_or(0);
         out.push(FileVersion { commit: info.id.to_string(), time, subject, text: std::sync::Arc::from(text) });
     }
-    Ok(FileHistory { versions: out, complete })
+    Ok(FileHistory { versions: out, complete, missing_contents })
 }
 
 /// [`file_versions`], with no repository (or no commit yet) read as an empty, complete
 /// history: there is nothing more to find.
 pub fn file_history(root: &Path, rel: &str, limits: VersionLimits) -> FileHistory {
-    file_versions(root, rel, limits).unwrap_or(FileHistory { versions: Vec::new(), complete: true })
+    file_versions(root, rel, limits).unwrap_or(FileHistory { versions: Vec::new(), complete: true, missing_contents: false })
 }

@@ -28,6 +28,10 @@ pub struct FileVersion {
 pub struct FileHistory {
     pub versions: Vec<FileVersion>,
     pub complete: bool,
+    /// Some versions' contents are not in the repository (a partial clone, `git clone
+    /// --filter=blob:none`, keeps only the blobs it checked out): one of them may be the
+    /// reviewed version.
+    pub missing_contents: bool,
 }
 
 /// Why there is no [`SinceReview`] for an anchor that could have one.
@@ -40,6 +44,9 @@ pub enum NoSince {
     NotInHistory,
     /// The reader stopped (time or commit bound) before it found the reviewed version.
     CutShort,
+    /// Older versions of the file are named by the history but their contents are not in
+    /// this clone (a partial clone): knit never fetches, so it cannot look at them.
+    NotInClone,
 }
 
 impl NoSince {
@@ -49,6 +56,7 @@ impl NoSince {
             NoSince::NotApplicable => "not_applicable",
             NoSince::NotInHistory => "not_in_history",
             NoSince::CutShort => "history_cut_short",
+            NoSince::NotInClone => "history_not_in_clone",
         }
     }
 }
@@ -96,7 +104,9 @@ pub fn explain(
         if let Some(s) = since_review(session.cache, *lang, fragment, (*fingerprint, *scheme), &versions, &body, max_diff_lines) {
             return Ok(s);
         }
-        if !read.complete {
+        if read.missing_contents {
+            why = NoSince::NotInClone;
+        } else if !read.complete && why == NoSince::NotInHistory {
             why = NoSince::CutShort;
         }
     }

@@ -38,6 +38,9 @@ pub async fn changes(b: &ServerHandle, args: &[Value]) -> Result<Value> {
                         a.verdict.state.as_str()
                     ),
                     NoSince::CutShort => format!("the reviewed version of `{anchor}` was not found within the time bound of reading history"),
+                    NoSince::NotInClone => format!(
+                        "older versions of the file `{anchor}` points at are not in this clone (a partial clone: `git clone --filter`); `git log -p` on the file fetches them"
+                    ),
                     NoSince::NotInHistory => format!(
                         "no commit holds the reviewed version of `{anchor}` (not committed yet, a shallow clone, or no git history)"
                     ),

@@ -108,6 +108,10 @@ fn since_review(at: &super::util::DocAt, a: &knit_anchors::AnchorResult, md: &mu
             md.push_str("\nThe reviewed version was not found in the history read within a hover's time; `knit check --explain` reads further.\n");
             return;
         }
+        Err(NoSince::NotInClone) => {
+            md.push_str("\nOlder versions of the file are not in this clone (a partial clone: `git clone --filter`); `git log -p` on the file fetches them.\n");
+            return;
+        }
         Err(NoSince::NotInHistory) => {
             md.push_str("\nNo commit holds the reviewed version (not committed yet, a shallow clone, or no git history).\n");
             return;
