@@ -69,14 +69,8 @@ fn paint(label: &str, colour: bool) -> String {
 fn since_notes(since: Option<&knit_anchors::SinceReview>, missing: Option<&str>) -> Vec<String> {
     use knit_anchors::engine::since::day;
     let Some(s) = since else {
-        return match missing {
-            Some("history_cut_short") => vec!["the reviewed version was not found within the time bound of reading history: compare by hand".to_string()],
-            Some("history_not_in_clone") => vec![
-                "older versions of the file are not in this clone (a partial clone: git clone --filter): `git log -p` on the file fetches them; or compare by hand".to_string(),
-            ],
-            Some(_) => vec!["no commit holds the reviewed version (not committed yet, a shallow clone, or no git history): compare by hand".to_string()],
-            None => Vec::new(),
-        };
+        let why = missing.map(|word| knit_anchors::engine::since::NoSince::from_word(word).unwrap_or(knit_anchors::engine::since::NoSince::NotInHistory));
+        return why.map(|why| vec![format!("{}: compare by hand", why.explanation())]).unwrap_or_default();
     };
     let r = &s.reviewed_as_of;
     let mut out = vec![format!("reviewed as of {} ({}, \"{}\")", r.commit, day(r.time), r.subject)];

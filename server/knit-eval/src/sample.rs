@@ -278,15 +278,11 @@ pub fn inspect(git: &Git, commit: &LoggedCommit, kept: &[usize], mut dropped: Ve
     args.push(commit.sha.clone());
     args.push("--".into());
     args.extend(paths.iter().cloned());
-    let out = git.output(&args)?;
-    if !out.status.success() {
-        let message = String::from_utf8_lossy(&out.stderr);
-        if crate::git::names_missing_object(&message) {
-            return Ok(Err(Skip::MissingObjects));
-        }
-        anyhow::bail!("git diff {parent} {} (in {}): {}", commit.sha, git.dir().display(), message.trim());
-    }
-    let patch = out.stdout;
+    let patch = match git.run(&args) {
+        Ok(patch) => patch,
+        Err(e) if crate::git::names_missing_object(&format!("{e:#}")) => return Ok(Err(Skip::MissingObjects)),
+        Err(e) => return Err(e),
+    };
     let diffs = diff::parse_patch(&patch, &paths);
     let empty = FileDiff::default();
     let mut files = Vec::new();

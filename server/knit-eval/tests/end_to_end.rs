@@ -49,6 +49,14 @@ impl Repo<'_> {
     }
 }
 
+/// An empty repository (branch `main`) in a new folder `dir`, its clock at day 0.
+fn new_repo(dir: &Path) -> Repo<'_> {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let repo = Repo { dir, day: 0 };
+    repo.git(&["init", "-q", "--initial-branch=main"]);
+    repo
+}
+
 fn lexer(version: u32) -> String {
     let mut s = String::from("import { isDigit } from './util';\n\nexport class Lexer {\n  private pos = 0;\n\n  constructor(private source: string) {}\n\n");
     s.push_str("  nextToken(): Token {\n    const ch = this.source[this.pos];\n    if (isDigit(ch)) {\n      return this.readNumber();\n    }\n    return { kind: 'punct', text: ch };\n  }\n\n");
@@ -78,8 +86,7 @@ fn util(version: u32) -> String {
 
 /// The synthetic history; returns (repo dir guard, shas of every commit in order).
 fn build_repo(root: &Path) -> Vec<String> {
-    let mut repo = Repo { dir: root, day: 0 };
-    repo.git(&["init", "-q", "--initial-branch=main"]);
+    let mut repo = new_repo(root);
     let mut shas = vec![repo.commit(
         "Initial import",
         &[
@@ -120,7 +127,6 @@ fn strip_timings(mut report: knit_eval::RepoReport) -> knit_eval::RepoReport {
 fn the_harness_runs_end_to_end_without_look_ahead() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let src = tmp.path().join("src-repo");
-    std::fs::create_dir_all(&src).expect("mkdir");
     let shas = build_repo(&src);
 
     // The workspace at a parent: the parent's files, its history, nothing later.
@@ -239,9 +245,7 @@ fn commit_dates_out_of_order_never_lead_to_look_ahead() {
     // of Y would find Y already in the workspace
     let tmp = tempfile::tempdir().expect("temp dir");
     let src = tmp.path().join("src");
-    std::fs::create_dir_all(&src).expect("mkdir");
-    let mut repo = Repo { dir: &src, day: 0 };
-    repo.git(&["init", "-q", "--initial-branch=main"]);
+    let mut repo = new_repo(&src);
     repo.commit("Initial import", &[("src/a.ts", &lexer(0)), ("src/b.ts", &parser(0))]);
     repo.day = 10;
     repo.commit("Grow the lexer and the parser", &[("src/a.ts", &lexer(1)), ("src/b.ts", &parser(1))]);
@@ -294,9 +298,7 @@ fn a_source_missing_objects_skips_only_the_commits_that_need_them() {
     // own files are all present
     let tmp = tempfile::tempdir().expect("temp dir");
     let src = tmp.path().join("src");
-    std::fs::create_dir_all(&src).expect("mkdir");
-    let mut repo = Repo { dir: &src, day: 0 };
-    repo.git(&["init", "-q", "--initial-branch=main"]);
+    let mut repo = new_repo(&src);
     let table = "# Table\n\nA large generated table the mirror left out.\n".repeat(20);
     let c0 = repo.commit("Initial import", &[("src/lexer.ts", &lexer(0)), ("src/parser.ts", &parser(0)), ("src/util.ts", &util(0)), ("data/table.md", &table)]);
     let c1 = repo.commit("Grow the lexer and the parser", &[("src/lexer.ts", &lexer(1)), ("src/parser.ts", &parser(1))]);

@@ -50,6 +50,24 @@ pub enum NoSince {
 }
 
 impl NoSince {
+    const ALL: [NoSince; 4] = [NoSince::NotApplicable, NoSince::NotInHistory, NoSince::CutShort, NoSince::NotInClone];
+
+    /// The reason a report's `since_missing` word names.
+    pub fn from_word(word: &str) -> Option<NoSince> {
+        NoSince::ALL.into_iter().find(|why| why.as_str() == word)
+    }
+
+    /// Why, in words, for every face (the CLI, hovers, the changes document): each adds its
+    /// own ending (what to do there).
+    pub fn explanation(self) -> &'static str {
+        match self {
+            NoSince::NotApplicable => "only a stale, moved or renamed declaration anchor has changes since review",
+            NoSince::NotInHistory => "no commit holds the reviewed version (not committed yet, a shallow clone, or no git history)",
+            NoSince::CutShort => "the reviewed version was not found within the time bound of reading history",
+            NoSince::NotInClone => "older versions of the file are not in this clone (a partial clone: `git clone --filter`); `git log -p` on the file fetches them",
+        }
+    }
+
     /// The `since_missing` word of a report.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -254,6 +272,15 @@ mod tests {
     const V1: &str = "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0);\n}\n";
     const V2: &str = "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 1);\n}\n\nexport const other = 1;\n";
     const V3: &str = "export function total(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 1);\n}\n\nexport const other = 2;\n";
+
+    #[test]
+    fn every_reason_word_reads_back_and_has_its_words() {
+        for why in NoSince::ALL {
+            assert_eq!(NoSince::from_word(why.as_str()), Some(why));
+            assert!(!why.explanation().is_empty());
+        }
+        assert_eq!(NoSince::from_word("no_such_reason"), None);
+    }
 
     #[test]
     fn the_reviewed_version_the_commits_after_it_and_the_diff() {

@@ -33,17 +33,8 @@ pub async fn changes(b: &ServerHandle, args: &[Value]) -> Result<Value> {
             Ok(s) => json!({ "anchor": anchor, "doc": doc, "title": title, "text": changes_document(&anchor, &doc, &s) }),
             Err(why) => {
                 let message = match why {
-                    NoSince::NotApplicable => format!(
-                        "`{anchor}` is {}: only a stale, moved or renamed declaration anchor has changes since review",
-                        a.verdict.state.as_str()
-                    ),
-                    NoSince::CutShort => format!("the reviewed version of `{anchor}` was not found within the time bound of reading history"),
-                    NoSince::NotInClone => format!(
-                        "older versions of the file `{anchor}` points at are not in this clone (a partial clone: `git clone --filter`); `git log -p` on the file fetches them"
-                    ),
-                    NoSince::NotInHistory => format!(
-                        "no commit holds the reviewed version of `{anchor}` (not committed yet, a shallow clone, or no git history)"
-                    ),
+                    NoSince::NotApplicable => format!("`{anchor}` is {}: {}", a.verdict.state.as_str(), why.explanation()),
+                    other => format!("`{anchor}`: {}", other.explanation()),
                 };
                 json!({ "anchor": anchor, "doc": doc, "title": title, "text": Value::Null, "message": message, "reason": why.as_str() })
             }

@@ -104,16 +104,12 @@ fn since_review(at: &super::util::DocAt, a: &knit_anchors::AnchorResult, md: &mu
     let s = match explain_since(at.loc.folder, a, HISTORY_BUDGET, 2000, MAX_DIFF_LINES) {
         Ok(s) => s,
         Err(NoSince::NotApplicable) => return,
-        Err(NoSince::CutShort) => {
-            md.push_str("\nThe reviewed version was not found in the history read within a hover's time; `knit check --explain` reads further.\n");
-            return;
-        }
-        Err(NoSince::NotInClone) => {
-            md.push_str("\nOlder versions of the file are not in this clone (a partial clone: `git clone --filter`); `git log -p` on the file fetches them.\n");
-            return;
-        }
-        Err(NoSince::NotInHistory) => {
-            md.push_str("\nNo commit holds the reviewed version (not committed yet, a shallow clone, or no git history).\n");
+        Err(why) => {
+            // a hover reads history for a short time only; the check reads further
+            let further = if why == NoSince::CutShort { "; `knit check --explain` reads further" } else { "" };
+            let mut text = why.explanation().chars();
+            let first = text.next().map(|c| c.to_uppercase().to_string()).unwrap_or_default();
+            md.push_str(&format!("\n{first}{}{further}.\n", text.as_str()));
             return;
         }
     };
