@@ -726,3 +726,41 @@ fn bench_history_reports_intervals_and_a_passage_baseline_and_rerenders_saved_ru
     let with_baseline = text.lines().filter(|l| l.contains("| **knit** |")).filter(|l| l.split('|').nth(9).is_some_and(|cell| cell.trim().ends_with(')'))).count();
     assert!(with_baseline > 0, "no knit passage hit beside its first-passage baseline: {text}");
 }
+
+/// A docs site's sources (VitePress here) link pages by route — `/guide/ui`,
+/// `./runner#hooks`, `../../config/`, `bail.html#bail-option` — and name sections by
+/// explicit ids and the site generator's slugs. `knit check` reads them as the site
+/// serves them and reports only the links the site would break too. Before, each such
+/// route with a fragment read as a symbol anchor ("knit cannot read declarations of
+/// guide") and each without one as a missing file: vitest's docs gave 1 423 findings.
+#[test]
+fn a_docs_sites_routes_and_section_ids_are_read_as_the_site_serves_them() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/anchors/docs/010-docs-site-links/before");
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(knit_bin())
+        .args(["check", "--format", "json", "--root"])
+        .arg(&root)
+        .env("KNIT_CACHE_DIR", cache.path())
+        .env("KNIT_STATE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["anchors"].as_array().unwrap().len(), 0, "no route is an anchor: {:#}", report["anchors"]);
+    let broken: Vec<(String, String)> = report["broken_links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (format!("{}:{}", b["doc"].as_str().unwrap(), b["line"]), b["message"].as_str().unwrap().to_string()))
+        .collect();
+    let doc = "docs/api/advanced/plugin.md";
+    assert_eq!(
+        broken,
+        vec![
+            (format!("{doc}:10"), "broken link: /guide/nowhere does not exist, nor a Markdown page a docs site would serve for it".to_string()),
+            (format!("{doc}:10"), "broken link: docs/guide/ui.md has no section `#toolbar`".to_string()),
+            (format!("{doc}:11"), "broken link: docs/api/advanced/runner.md has no section `#Hooks`".to_string()),
+            (format!("{doc}:11"), "broken link: docs/api/advanced/reporters does not exist, nor a Markdown page a docs site would serve for it".to_string()),
+        ]
+    );
+}

@@ -93,7 +93,14 @@ pub struct SymbolLink {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Heading {
     pub level: u8,
+    /// The fragment that names it: its explicit id (`## Preview {#preview}`, MkDocs
+    /// `{: #preview }`) when it has one, else the GitHub-style slug of its text.
     pub slug: String,
+    /// Other fragments that reach it on some renderer: the GitHub slug when an explicit id
+    /// replaced it, and the slugs docs-site generators make (VitePress / markdown-it:
+    /// punctuation runs become `-`, `test.each` → `test-each`; Python-Markdown, which
+    /// MkDocs uses: runs of `-` and spaces collapse). A link is checked against all of them.
+    pub aliases: Vec<String>,
     pub text: String,
     pub line: u32,
     /// Byte offset where the heading starts.
@@ -138,6 +145,9 @@ pub struct DocScan {
     /// DocC and TSDoc symbol links outside links and headings.
     pub symbol_links: Vec<SymbolLink>,
     pub headings: Vec<Heading>,
+    /// The `id` and `name` attributes of the doc's HTML (`<a id="setup"></a>`): fragments a
+    /// link may name besides headings.
+    pub html_ids: Vec<String>,
     /// Every link, image, reference definition and path-like code span, in source order.
     pub pointers: Vec<Pointer>,
 }
@@ -171,7 +181,7 @@ pub fn scan(src: &str) -> DocScan {
         .map(|(_, def)| (def.span.start, def.span.end, def.dest.to_string()))
         .collect();
     let mut link_stack: Vec<(usize, bool, usize)> = Vec::new(); // (start, is_inline, max inner end)
-    let mut heading: Option<(u8, usize, String)> = None;
+    let mut heading: Option<(u8, usize, String, Option<String>)> = None;
     let mut slugs = SlugCounter::default();
     for (event, range) in parser.into_offset_iter() {
         if let Some(top) = link_stack.last_mut() {
@@ -202,26 +212,34 @@ pub fn scan(src: &str) -> DocScan {
                     }
                 }
             }
-            Event::Start(Tag::Heading { level, .. }) => {
-                heading = Some((heading_level(level), range.start, String::new()));
+            Event::Start(Tag::Heading { level, id, .. }) => {
+                let id = id.map(|i| i.trim().to_string()).filter(|i| !i.is_empty());
+                heading = Some((heading_level(level), range.start, String::new(), id));
             }
             Event::End(TagEnd::Heading(_)) => {
-                if let Some((level, start, text)) = heading.take() {
-                    let text = text.trim().to_string();
-                    out.headings.push(Heading {
-                        level,
-                        slug: slugs.slug(&text),
-                        text,
-                        line: lines.line_of(start),
-                        start,
-                    });
+                if let Some((level, start, text, id)) = heading.take() {
+                    let text = strip_attribute_list(text.trim()).to_string();
+                    let id = id.or_else(|| attribute_list_id(&src[start..range.end]));
+                    let slug = slugs.slug(&text);
+                    let mut aliases: Vec<String> = site_slugs(&text).into_iter().filter(|a| !a.is_empty() && *a != slug).collect();
+                    let slug = match id {
+                        Some(id) => {
+                            aliases.insert(0, slug);
+                            id
+                        }
+                        None => slug,
+                    };
+                    aliases.retain(|a| *a != slug);
+                    aliases.dedup();
+                    out.headings.push(Heading { level, slug, aliases, text, line: lines.line_of(start), start });
                 }
             }
             Event::Text(t) | Event::Code(t) if heading.is_some() => {
-                if let Some((_, _, text)) = heading.as_mut() {
+                if let Some((_, _, text, _)) = heading.as_mut() {
                     text.push_str(&t);
                 }
             }
+            Event::Html(html) | Event::InlineHtml(html) => out.html_ids.extend(html_ids(&html)),
             // Inside a link the code span is link text (often a converted mention).
             Event::Code(code) if link_stack.is_empty() => {
                 if let Some(target) = docc_symbol(&src[range.clone()], &code) {
@@ -355,6 +373,96 @@ impl SlugCounter {
         *n += 1;
         slug
     }
+}
+
+/// The slugs docs-site generators make of a heading's text, besides GitHub's: VitePress
+/// and markdown-it-anchor turn each run of punctuation and spaces into one `-` and trim
+/// it; Python-Markdown (MkDocs) drops punctuation and collapses runs of `-` and spaces.
+pub fn site_slugs(text: &str) -> [String; 2] {
+    let lower = text.trim().to_lowercase();
+    let mut vitepress = String::with_capacity(lower.len());
+    for c in lower.chars().filter(|c| !c.is_control()) {
+        if c.is_alphanumeric() {
+            vitepress.push(c);
+        } else if !vitepress.ends_with('-') {
+            vitepress.push('-');
+        }
+    }
+    let vitepress = vitepress.trim_matches('-').to_string();
+    let mut mkdocs = String::with_capacity(lower.len());
+    for c in lower.chars().filter(|c| c.is_alphanumeric() || *c == '_' || *c == '-' || c.is_whitespace()) {
+        if c == '-' || c.is_whitespace() {
+            if !mkdocs.ends_with('-') {
+                mkdocs.push('-');
+            }
+        } else {
+            mkdocs.push(c);
+        }
+    }
+    [vitepress, mkdocs.trim_matches('-').to_string()]
+}
+
+/// The files a VitePress include comment pulls into the page (`<!--@include: ./cli.md-->`,
+/// also with a `{3,10}` line range or a `#region`), as written.
+pub fn includes(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = src[from..].find("<!--@include:") {
+        let at = from + p + "<!--@include:".len();
+        let Some(end) = src[at..].find("-->") else { break };
+        from = at + end;
+        let spec = src[at..at + end].trim();
+        let path = spec.split(['{', '#']).next().unwrap_or("").trim();
+        if !path.is_empty() && !path.contains('\n') {
+            out.push(path.to_string());
+        }
+    }
+    out
+}
+
+/// The values of `id="…"` and `name="…"` attributes in a run of HTML.
+fn html_ids(html: &str) -> Vec<String> {
+    let bytes = html.as_bytes();
+    let mut out = Vec::new();
+    for attr in ["id", "name"] {
+        let mut from = 0;
+        while let Some(p) = html[from..].find(attr) {
+            let at = from + p;
+            from = at + attr.len();
+            let before_ok = at > 0 && bytes[at - 1].is_ascii_whitespace();
+            let rest = html[from..].trim_start();
+            let Some(rest) = rest.strip_prefix('=').map(str::trim_start) else { continue };
+            if !before_ok {
+                continue;
+            }
+            let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') else { continue };
+            if let Some(end) = rest[1..].find(quote) {
+                let value = rest[1..1 + end].trim();
+                if !value.is_empty() {
+                    out.push(value.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A heading's text without a trailing attribute list (`{: #id .class }`), which
+/// Python-Markdown reads and CommonMark leaves in the text.
+fn strip_attribute_list(text: &str) -> &str {
+    match text.strip_suffix('}').and_then(|t| t.rfind('{').map(|i| (i, t))) {
+        Some((i, _)) if text[i..].starts_with("{:") => text[..i].trim_end(),
+        _ => text,
+    }
+}
+
+/// The `#id` of a trailing `{: #id … }` on a heading's source line (Python-Markdown's
+/// attribute lists, as MkDocs writes explicit heading ids).
+fn attribute_list_id(source: &str) -> Option<String> {
+    let line = source.lines().next()?.trim_end().trim_end_matches('#').trim_end();
+    let body = line.strip_suffix('}')?;
+    let open = body.rfind("{:")?;
+    body[open + 2..].split_whitespace().find_map(|t| t.strip_prefix('#')).filter(|id| !id.is_empty()).map(str::to_string)
 }
 
 pub fn slugify(text: &str) -> String {
@@ -567,5 +675,28 @@ mod tests {
         let src = "[blend](Sources/Mixer.swift#Mixer.blend(first:second:))\n";
         let scan = scan(src);
         assert_eq!(scan.links[0].dest_raw, "Sources/Mixer.swift#Mixer.blend(first:second:)");
+    }
+
+    #[test]
+    fn headings_answer_to_explicit_ids_and_site_generator_slugs() {
+        let src = "# Guide\n\n## Setup {#setup-steps}\n\n### test.each\n\n### `preview` {: #format_preview }\n\n## A -- B\n\n<a id=\"legacy\"></a>\n<span name='old-name'>x</span>\n";
+        let scan = scan(src);
+        let h: Vec<(&str, Vec<&str>, &str)> = scan.headings.iter().map(|h| (h.slug.as_str(), h.aliases.iter().map(String::as_str).collect(), h.text.as_str())).collect();
+        assert_eq!(h[0], ("guide", vec![], "Guide"));
+        // An explicit id names the heading; GitHub's slug of the text still reaches it.
+        assert_eq!(h[1], ("setup-steps", vec!["setup"], "Setup"));
+        // VitePress turns punctuation into `-`; GitHub drops it; Python-Markdown drops it too.
+        assert_eq!(h[2], ("testeach", vec!["test-each"], "test.each"));
+        // MkDocs' attribute list (CommonMark leaves it in the text): the id, and the text without it.
+        assert_eq!(h[3], ("format_preview", vec!["preview"], "preview"));
+        // GitHub keeps every dash; the site generators collapse the run.
+        assert_eq!(h[4], ("a----b", vec!["a-b"], "A -- B"));
+        assert_eq!(scan.html_ids, vec!["legacy".to_string(), "old-name".to_string()]);
+    }
+
+    #[test]
+    fn vitepress_includes_are_listed_as_written() {
+        let src = "intro\n<!--@include: ./cli-generated.md-->\n<!--@include: ../parts/a.md{3,10}-->\n<!-- @include: x.md#region -->\n";
+        assert_eq!(includes(src), vec!["./cli-generated.md", "../parts/a.md"]);
     }
 }

@@ -322,6 +322,9 @@ pub fn target_report(a: &Anchor, verdict: &Verdict) -> TargetReport {
             TargetReport { path: path.clone(), symbol: None, kind: Some("doc".into()), lines: None, section: slug.clone() }
         }
         Ok(Target::File { path }) => TargetReport { path: path.clone(), symbol: None, kind: None, lines: None, section: None },
+        Ok(Target::Page { path, slug, .. }) => {
+            TargetReport { path: path.clone(), symbol: None, kind: None, lines: None, section: slug.clone() }
+        }
         Err(_) => TargetReport {
             path: crate::target::join(&a.doc, a.link.dest_raw.split('#').next().unwrap_or(""))
                 .unwrap_or_else(|| a.link.dest_raw.clone()),

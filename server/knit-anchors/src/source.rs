@@ -42,6 +42,12 @@ pub trait SourceTree: Sync {
     fn read(&self, path: &str, max_bytes: u64) -> Result<Arc<str>, ReadError>;
     /// Whether a file or folder exists at `path` (inside the workspace).
     fn exists(&self, path: &str) -> bool;
+    /// The ignore file (`docs/.gitignore`) whose rules cover `path`, when one does: a
+    /// link to such a path that does not exist most likely names a generated file (a
+    /// docs build writes it). None where the tree has no ignore rules.
+    fn ignored_by(&self, _path: &str) -> Option<String> {
+        None
+    }
 }
 
 /// Parsed files by content, shared across checks: a second check parses nothing

@@ -15,12 +15,22 @@ pub enum Target {
     Doc { path: String, slug: Option<String> },
     /// Any other workspace file or folder: only checked for existence.
     File { path: String },
+    /// A docs-site route (`/guide/ui`, `./reporters#hooks`, `config.html#bail`): an
+    /// extensionless, folder or `.html` path, which a site generator (VitePress,
+    /// Docusaurus, MkDocs, Hugo …) serves from a Markdown page. Never an anchor: checked
+    /// like a plain link, against the file itself or the page behind it
+    /// ([`page_candidates`]). `rooted`: written with a leading `/`.
+    Page { path: String, slug: Option<String>, rooted: bool },
 }
 
 impl Target {
     pub fn path(&self) -> &str {
         match self {
-            Target::Symbol { path, .. } | Target::Lines { path, .. } | Target::Doc { path, .. } | Target::File { path } => path,
+            Target::Symbol { path, .. }
+            | Target::Lines { path, .. }
+            | Target::Doc { path, .. }
+            | Target::File { path }
+            | Target::Page { path, .. } => path,
         }
     }
 }
@@ -57,20 +67,84 @@ pub fn classify(doc: &str, dest: &str) -> Result<Option<Target>, TargetError> {
     }
     let lower = path.to_ascii_lowercase();
     let is_md = lower.ends_with(".md") || lower.ends_with(".markdown");
-    let Some(fragment) = fragment.filter(|f| !f.is_empty()) else {
-        return Ok(Some(if is_md { Target::Doc { path, slug: None } } else { Target::File { path } }));
-    };
-    if let Some((start, end)) = parse_line_fragment(&fragment) {
+    let fragment = fragment.filter(|f| !f.is_empty());
+    if let Some((start, end)) = fragment.as_deref().and_then(parse_line_fragment) {
         return Ok(Some(Target::Lines { path, start, end }));
     }
     if is_md {
-        return Ok(Some(Target::Doc { path, slug: Some(fragment) }));
+        return Ok(Some(Target::Doc { path, slug: fragment }));
     }
-    if lower.ends_with(".html") || lower.ends_with(".htm") || lower.ends_with(".pdf") {
+    if is_page_route(&path_decoded) {
+        return Ok(Some(Target::Page { path, slug: fragment, rooted: path_decoded.starts_with('/') }));
+    }
+    let Some(fragment) = fragment else { return Ok(Some(Target::File { path })) };
+    if lower.ends_with(".pdf") {
         return Ok(Some(Target::File { path }));
     }
     let frag = Fragment::parse(&fragment).map_err(|e| TargetError::BadFragment(e.to_string()))?;
     Ok(Some(Target::Symbol { lang: Lang::from_path(&path), path, fragment: frag }))
+}
+
+/// A path a docs site serves as a page: it ends in `/`, names an `.html` file, or its
+/// last segment has no extension (`guide/ui`, `../config/`, `api.html`). Such links are
+/// the norm in VitePress, Docusaurus and MkDocs sources, and never name a source file
+/// knit could read declarations of.
+pub fn is_page_route(raw_path: &str) -> bool {
+    let last = raw_path.rsplit(['/', '\\']).next().unwrap_or("");
+    let lower = last.to_ascii_lowercase();
+    last.is_empty() || lower.ends_with(".html") || lower.ends_with(".htm") || !last.trim_start_matches('.').contains('.')
+}
+
+/// The workspace files a docs site could serve for the page route `path` (as
+/// [`classify`] joined it) written in `doc`, in the order they are tried: a Markdown
+/// path only as itself; an `.html` path as itself, then its Markdown source; any other
+/// path as `P.md`, `P/index.md`, `P/README.md`, then itself (a file or folder). A
+/// `rooted` route (`/guide/ui`) is a route from the site's root, which is the workspace
+/// root on a forge and the docs folder on a site: each folder holding `doc`, nearest
+/// last, is tried as that root after the workspace root. Pure: the caller keeps the
+/// first that exists.
+pub fn page_candidates(doc: &str, path: &str, rooted: bool) -> Vec<String> {
+    let mut roots: Vec<String> = vec![String::new()];
+    if rooted {
+        let mut dir = doc;
+        let mut ancestors = Vec::new();
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            ancestors.push(parent.to_string());
+            dir = parent;
+        }
+        // Outermost first after the workspace root: `docs/` before `docs/api/`, as sites
+        // put their root at the top of the docs tree.
+        roots.extend(ancestors.into_iter().rev());
+    }
+    let mut out = Vec::new();
+    for root in &roots {
+        let base = if root.is_empty() { path.to_string() } else if path.is_empty() { root.clone() } else { format!("{root}/{path}") };
+        let lower = base.to_ascii_lowercase();
+        if lower.ends_with(".md") || lower.ends_with(".markdown") {
+            out.push(base);
+            continue;
+        }
+        if let Some(stem) = [".html", ".htm"].iter().find(|e| lower.ends_with(**e)).map(|e| &base[..base.len() - e.len()]) {
+            out.push(base.clone());
+            out.push(format!("{stem}.md"));
+            if let Some(dir) = stem.strip_suffix("/index").or_else(|| (stem == "index").then_some("")) {
+                out.push(if dir.is_empty() { "README.md".to_string() } else { format!("{dir}/README.md") });
+            }
+            continue;
+        }
+        // The page before the path itself: a folder's link shows its index page (a forge
+        // renders its README), and that page is where a `#fragment` is looked for.
+        if !base.is_empty() {
+            out.push(format!("{base}.md"));
+        }
+        let dir = if base.is_empty() { String::new() } else { format!("{base}/") };
+        out.push(format!("{dir}index.md"));
+        out.push(format!("{dir}README.md"));
+        if !base.is_empty() {
+            out.push(base);
+        }
+    }
+    out
 }
 
 fn has_scheme(dest: &str) -> bool {
@@ -165,5 +239,37 @@ mod tests {
         assert!(matches!(classify("a.md", "guide.md#install").unwrap().unwrap(), Target::Doc { slug: Some(_), .. }));
         assert_eq!(relative_dest("docs/arch.md", "src/x y.ts"), "../src/x%20y.ts");
         assert_eq!(relative_dest("README.md", "src/a.ts"), "src/a.ts");
+    }
+
+    #[test]
+    fn docs_site_routes_are_pages_not_symbol_anchors() {
+        // VitePress / Docusaurus style: extensionless, folder and `.html` routes.
+        assert_eq!(
+            classify("docs/api/plugin.md", "./reporters#hooks"),
+            Ok(Some(Target::Page { path: "docs/api/reporters".into(), slug: Some("hooks".into()), rooted: false }))
+        );
+        assert_eq!(
+            classify("docs/api/plugin.md", "/config/#bail"),
+            Ok(Some(Target::Page { path: "config".into(), slug: Some("bail".into()), rooted: true }))
+        );
+        assert!(matches!(classify("docs/a.md", "guide.html#x"), Ok(Some(Target::Page { .. }))));
+        assert!(matches!(classify("a.md", "LICENSE"), Ok(Some(Target::Page { .. }))));
+        // A source file keeps its symbol anchor, a line fragment its line range.
+        assert!(matches!(classify("a.md", "src/a.ts#f"), Ok(Some(Target::Symbol { .. }))));
+        assert!(matches!(classify("a.md", "Makefile#L3"), Ok(Some(Target::Lines { .. }))));
+        assert!(matches!(classify("a.md", "config.yaml"), Ok(Some(Target::File { .. }))));
+    }
+
+    #[test]
+    fn page_candidates_follow_site_conventions() {
+        assert_eq!(page_candidates("docs/api/plugin.md", "docs/api/reporters", false), ["docs/api/reporters.md", "docs/api/reporters/index.md", "docs/api/reporters/README.md", "docs/api/reporters"]);
+        assert_eq!(page_candidates("README.md", "guide.html", false), ["guide.html", "guide.md"]);
+        assert_eq!(page_candidates("README.md", "docs/index.html", false), ["docs/index.html", "docs/index.md", "docs/README.md"]);
+        // A rooted route is also read from each folder holding the doc, outermost first.
+        let rooted = page_candidates("docs/api/plugin.md", "config/bail", true);
+        assert_eq!(rooted[..4], ["config/bail.md", "config/bail/index.md", "config/bail/README.md", "config/bail"]);
+        assert_eq!(rooted[4], "docs/config/bail.md");
+        assert_eq!(rooted[8], "docs/api/config/bail.md");
+        assert_eq!(page_candidates("docs/a.md", "guide/x.md", true), ["guide/x.md", "docs/guide/x.md"]);
     }
 }

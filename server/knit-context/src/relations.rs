@@ -16,6 +16,7 @@ use percent_encoding::percent_decode_str;
 use knit_syntax::PathImports;
 
 use crate::classify::{self, file_name, Kind};
+use knit_anchors::target::{is_page_route, page_candidates};
 use crate::index::{FileRecord, ImportRef};
 use crate::wire::RelationType;
 
@@ -275,6 +276,14 @@ fn resolve_link(doc_path: &str, destination: &str, from_code_span: bool, paths: 
             attempts.push(join_normalized("", &target));
         }
     }
+    if !from_code_span && (is_page_route(&target) || target.starts_with('/')) {
+        // A docs-site route (`/guide/ui`, `./reporters`): the Markdown page a site
+        // generator serves for it, as the anchor engine's link check reads it.
+        let rooted = target.starts_with('/');
+        if let Some(joined) = knit_anchors::target::join(doc_path, &target) {
+            attempts.extend(page_candidates(doc_path, &joined, rooted).into_iter().map(Some));
+        }
+    }
     attempts.into_iter().flatten().find(|candidate| paths.contains(candidate.as_str()) && candidate != doc_path).map(|p| (p, fragment))
 }
 
@@ -416,6 +425,30 @@ mod tests {
         assert!(edges.contains(&(RelationType::References, "docs/guide.md", Some(3), None)), "{edges:?}");
         assert!(edges.contains(&(RelationType::Documents, "src/util.ts", Some(5), Some("L10-L20"))), "{edges:?}");
         assert_eq!(edges.len(), 3, "{edges:?}");
+    }
+
+    #[test]
+    fn a_docs_sites_routes_reference_the_pages_it_serves() {
+        let mut doc = record("docs/api/plugin.md", Kind::Doc);
+        doc.links = vec![
+            LinkRef { destination: "/guide/ui#panels".into(), line: 3, from_code_span: false },
+            LinkRef { destination: "./runner".into(), line: 4, from_code_span: false },
+            LinkRef { destination: "../config/".into(), line: 5, from_code_span: false },
+            LinkRef { destination: "/guide/nowhere".into(), line: 6, from_code_span: false },
+        ];
+        let files = [doc, record("docs/guide/ui.md", Kind::Doc), record("docs/api/runner.md", Kind::Doc), record("docs/config/index.md", Kind::Doc)];
+        let refs: Vec<&FileRecord> = files.iter().collect();
+        let graph = build_graph(&refs);
+        let mut edges: Vec<(RelationType, &str, Option<u32>)> = graph.edges_of("docs/api/plugin.md").iter().map(|e| (e.kind, e.to.as_str(), e.line)).collect();
+        edges.sort_by_key(|e| e.2);
+        assert_eq!(
+            edges,
+            vec![
+                (RelationType::References, "docs/guide/ui.md", Some(3)),
+                (RelationType::References, "docs/api/runner.md", Some(4)),
+                (RelationType::References, "docs/config/index.md", Some(5)),
+            ]
+        );
     }
 
     #[test]

@@ -48,4 +48,8 @@ impl SourceTree for OverlayTree {
     fn exists(&self, path: &str) -> bool {
         self.buffers.contains_key(path) || self.disk.exists(path)
     }
+
+    fn ignored_by(&self, path: &str) -> Option<String> {
+        self.disk.ignored_by(path)
+    }
 }

@@ -89,7 +89,35 @@ impl SourceTree for DiskTree {
     fn exists(&self, path: &str) -> bool {
         self.files_io.exists(path)
     }
+
+    /// Reads the `.gitignore` of each folder from `path`'s own up to the root (through the
+    /// confined layer, at most [`MAX_IGNORE_FILE_BYTES`] each); the nearest file with a
+    /// rule for the path decides, as in git (a `!` rule there un-ignores it).
+    fn ignored_by(&self, path: &str) -> Option<String> {
+        let mut dirs: Vec<&str> = path.match_indices('/').map(|(i, _)| &path[..i]).collect();
+        dirs.insert(0, "");
+        for dir in dirs.into_iter().rev() {
+            let file = if dir.is_empty() { ".gitignore".to_string() } else { format!("{dir}/.gitignore") };
+            let Ok(text) = self.files_io.read_text(&file, MAX_IGNORE_FILE_BYTES) else { continue };
+            let base = self.root().join(dir);
+            let mut builder = ignore::gitignore::GitignoreBuilder::new(&base);
+            for line in text.lines() {
+                // A line the glob syntax rejects is skipped, as git skips it.
+                let _ = builder.add_line(None, line);
+            }
+            let Ok(rules) = builder.build() else { continue };
+            match rules.matched_path_or_any_parents(self.root().join(path), false) {
+                ignore::Match::Ignore(_) => return Some(file),
+                ignore::Match::Whitelist(_) => return None,
+                ignore::Match::None => {}
+            }
+        }
+        None
+    }
 }
+
+/// A `.gitignore` larger than this is not read for [`SourceTree::ignored_by`].
+const MAX_IGNORE_FILE_BYTES: u64 = 256 * 1024;
 
 #[cfg(test)]
 mod tests {
@@ -114,5 +142,22 @@ mod tests {
         assert_eq!(t.read("src/a.ts", 3), Err(ReadError::TooLarge(20)));
         assert_eq!(t.read("nope.ts", 10), Err(ReadError::Missing));
         assert!(t.files().contains(&"src/a.ts".to_string()));
+    }
+
+    #[test]
+    fn the_nearest_gitignore_with_a_rule_says_a_path_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("docs/rules")).unwrap();
+        std::fs::write(root.join(".gitignore"), "target/\n*.log\n").unwrap();
+        std::fs::write(root.join("docs/.gitignore"), "/settings.md\n/rules/\n!/rules/keep.md\n").unwrap();
+        let t = DiskTree::new(root);
+        assert_eq!(t.ignored_by("docs/settings.md").as_deref(), Some("docs/.gitignore"));
+        assert_eq!(t.ignored_by("docs/rules/unused-import.md").as_deref(), Some("docs/.gitignore"));
+        assert_eq!(t.ignored_by("docs/rules/keep.md"), None, "a `!` rule un-ignores");
+        assert_eq!(t.ignored_by("target/doc/index.html").as_deref(), Some(".gitignore"));
+        assert_eq!(t.ignored_by("docs/build.log").as_deref(), Some(".gitignore"));
+        assert_eq!(t.ignored_by("docs/guide.md"), None);
+        assert_eq!(t.ignored_by("settings.md"), None, "`/settings.md` in docs/.gitignore is anchored to docs/");
     }
 }

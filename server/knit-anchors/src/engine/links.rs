@@ -3,12 +3,11 @@
 //! `path:12-40` mentions; [`broken_link`] says why a plain link points nowhere;
 //! [`mention_suggestion`] gives the anchor a mention would become.
 
-use super::session::{Seen, Session};
-use super::{doc_section, strip_bom};
+use super::session::Session;
 use crate::baseline::{baseline_in_title, Baseline};
 use crate::markdown;
 use crate::model::*;
-use crate::target::{classify, relative_dest, Target};
+use crate::target::{classify, page_candidates, relative_dest, Target};
 use knit_syntax::fragment::exact_fragment;
 use knit_syntax::Declaration;
 
@@ -36,7 +35,7 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
         let baseline_raw = link.title.as_deref().and_then(baseline_in_title).map(str::to_string);
         let baseline = baseline_raw.as_deref().and_then(Baseline::decode);
         let is_anchor = match &target {
-            Ok(Target::File { .. }) => false,
+            Ok(Target::File { .. } | Target::Page { .. }) => false,
             Ok(Target::Doc { .. }) => baseline_raw.is_some(),
             _ => true,
         };
@@ -50,19 +49,76 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
 }
 
 /// Why a plain link is broken (missing file, or a missing `#heading` in a Markdown
-/// file), or None.
+/// file), or None. A docs-site route (`/guide/ui#setup`) counts when a page for it exists
+/// ([`page_candidates`]); its fragment is then checked in that page.
 pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<String> {
-    if !session.tree.exists(path) {
-        return Some(format!("broken link: {path} does not exist"));
-    }
-    if let Ok(Some(Target::Doc { slug: Some(slug), .. })) = classify(doc, dest) {
-        if let Seen::Text(t) = session.read(path) {
-            if doc_section(strip_bom(&t), Some(&slug)).is_none() {
-                return Some(format!("broken link: {path} has no section `#{slug}`"));
+    let (file, slug) = match classify(doc, dest) {
+        Ok(Some(Target::Page { path: route, slug, rooted })) => {
+            match page_candidates(doc, &route, rooted).into_iter().find(|p| session.tree.exists(p)) {
+                Some(file) => (file, slug),
+                None => {
+                    let shown = if rooted { format!("/{route}") } else { route.clone() };
+                    let generated = generated_note(session, &route);
+                    return Some(format!("broken link: {shown} does not exist, nor a Markdown page a docs site would serve for it{generated}"));
+                }
             }
+        }
+        Ok(Some(Target::Doc { path: file, slug })) => {
+            // A root-relative page (`/guide/test-context.md`) on a docs site is read from
+            // the site's root, a folder holding the doc.
+            let rooted = dest.trim_start().starts_with('/');
+            let found = page_candidates(doc, &file, rooted).into_iter().find(|p| session.tree.exists(p));
+            (found.unwrap_or(file), slug)
+        }
+        _ => (path.to_string(), None),
+    };
+    if !session.tree.exists(&file) {
+        return Some(format!("broken link: {file} does not exist{}", generated_note(session, &file)));
+    }
+    let lower = file.to_ascii_lowercase();
+    if let Some(slug) = slug.filter(|_| lower.ends_with(".md") || lower.ends_with(".markdown")) {
+        if !page_has_fragment(session, &file, &slug) {
+            return Some(format!("broken link: {file} has no section `#{slug}`"));
         }
     }
     None
+}
+
+/// For a missing path an ignore file covers: why it is probably missing (a build writes
+/// it), so the finding reads as what to do rather than as a typo.
+fn generated_note(session: &Session, path: &str) -> String {
+    match session.tree.ignored_by(path) {
+        Some(file) => format!(" ({file} ignores it: a generated file? build it before checking)"),
+        None => String::new(),
+    }
+}
+
+/// Pages a fragment is looked for in, at most: the page and what it includes.
+const MAX_INCLUDED_PAGES: usize = 16;
+
+/// True when the Markdown page `file` (or a page it includes with VitePress's
+/// `<!--@include: …-->`, which renders its headings in place) holds `fragment`. An
+/// unreadable page is given the benefit of the doubt: its problem is not this link's.
+fn page_has_fragment(session: &mut Session, file: &str, fragment: &str) -> bool {
+    let mut queue = vec![file.to_string()];
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(page) = queue.pop() {
+        if seen.contains(&page) || seen.len() >= MAX_INCLUDED_PAGES {
+            continue;
+        }
+        seen.push(page.clone());
+        let Some(fragments) = session.page_fragments(&page) else {
+            if page == file {
+                return true;
+            }
+            continue;
+        };
+        if fragments.names.contains(fragment) {
+            return true;
+        }
+        queue.extend(fragments.includes.iter().cloned());
+    }
+    false
 }
 
 /// For a `path:12-40` mention: the anchor destination knit would write (symbol anchor

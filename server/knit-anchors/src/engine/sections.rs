@@ -8,6 +8,8 @@ use crate::markdown;
 use crate::model::*;
 use crate::source::ReadError;
 use knit_syntax::Fingerprint;
+use std::collections::HashSet;
+use std::sync::Arc;
 
 impl Session<'_> {
     pub(super) fn resolve_doc(&mut self, a: &Anchor, path: &str, slug: Option<&str>) -> Verdict {
@@ -60,7 +62,8 @@ pub fn doc_section(text: &str, slug: Option<&str>) -> Option<(Fingerprint, u32)>
         None => (0, lines.len(), 1),
         Some(s) => {
             let scan = markdown::scan(text);
-            let idx = scan.headings.iter().position(|h| h.slug == s)?;
+            let idx = scan.headings.iter().position(|h| h.slug == s)
+                .or_else(|| scan.headings.iter().position(|h| h.aliases.iter().any(|a| a == s)))?;
             let h = &scan.headings[idx];
             let end = scan.headings[idx + 1..]
                 .iter()
@@ -75,6 +78,41 @@ pub fn doc_section(text: &str, slug: Option<&str>) -> Option<(Fingerprint, u32)>
     // pointing at it stale.
     let (fp, _) = lines_fingerprint(lines.get(first..last.min(lines.len()))?);
     Some((fp, line))
+}
+
+/// The fragments one Markdown page answers to, and the pages it includes.
+pub(crate) struct PageFragments {
+    /// Heading slugs, explicit ids, site generators' slugs (with GitHub's `-1` suffixes
+    /// of repeated headings), HTML `id` / `name` values.
+    pub names: HashSet<String>,
+    /// Pages pulled in with VitePress's `<!--@include: …-->`, as workspace paths.
+    pub includes: Vec<String>,
+}
+
+impl PageFragments {
+    pub fn of(page: &str, text: &str) -> PageFragments {
+        let scan = markdown::scan(text);
+        let mut names: HashSet<String> = scan.html_ids.into_iter().collect();
+        for h in scan.headings {
+            names.insert(h.slug);
+            names.extend(h.aliases);
+        }
+        let includes = markdown::includes(text).iter().filter_map(|inc| crate::target::join(page, inc)).collect();
+        PageFragments { names, includes }
+    }
+}
+
+impl Session<'_> {
+    /// What `page` answers to, scanned once per session. None when it cannot be read.
+    pub(super) fn page_fragments(&mut self, page: &str) -> Option<Arc<PageFragments>> {
+        if let Some(f) = self.fragments.get(page) {
+            return Some(f.clone());
+        }
+        let Seen::Text(t) = self.read(page) else { return None };
+        let f = Arc::new(PageFragments::of(page, strip_bom(&t)));
+        self.fragments.insert(page.to_string(), f.clone());
+        Some(f)
+    }
 }
 
 #[cfg(test)]

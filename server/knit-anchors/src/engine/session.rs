@@ -35,11 +35,14 @@ pub struct Session<'a> {
     pub(super) repo: Option<RepoIndex>,
     /// Files parsed by an earlier print scheme's rules, for baselines of that scheme.
     legacy: HashMap<(String, u8), Arc<FileSyntax>>,
+    /// What each Markdown page a link's `#fragment` was looked for in names (scanned once
+    /// per session, however many links point into it).
+    pub(super) fragments: HashMap<String, Arc<super::sections::PageFragments>>,
 }
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new() }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new() }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted
@@ -148,7 +151,7 @@ impl<'a> Session<'a> {
             Target::Symbol { path, fragment, lang } => self.resolve_symbol(a, &path, &fragment, lang),
             Target::Lines { path, start, end } => self.resolve_lines(a, &path, start, end),
             Target::Doc { path, slug } => self.resolve_doc(a, &path, slug.as_deref()),
-            Target::File { path } => {
+            Target::File { path } | Target::Page { path, .. } => {
                 if self.tree.exists(&path) {
                     Verdict::new(State::Fresh, "exists", "the file exists")
                 } else {
@@ -227,7 +230,7 @@ impl<'a> Session<'a> {
                     None => Err(Verdict::new(State::Invalid, "unknown_heading", format!("{path} has no such section"))),
                 }
             }
-            Target::File { .. } => Err(Verdict::new(State::Invalid, "not_an_anchor", "plain links have no baseline")),
+            Target::File { .. } | Target::Page { .. } => Err(Verdict::new(State::Invalid, "not_an_anchor", "plain links have no baseline")),
         }
     }
 

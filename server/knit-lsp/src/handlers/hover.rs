@@ -87,7 +87,7 @@ fn target_text(t: &Target) -> String {
     match t {
         Target::Symbol { path, fragment, .. } => format!("{path}#{fragment}"),
         Target::Lines { path, start, end } => format!("{path}#L{start}-L{end}"),
-        Target::Doc { path, slug } => match slug {
+        Target::Doc { path, slug } | Target::Page { path, slug, .. } => match slug {
             Some(s) => format!("{path}#{s}"),
             None => path.clone(),
         },

@@ -99,7 +99,7 @@ pub fn anchor_symbol_kind(a: &AnchorResult) -> SymbolKind {
     match &a.anchor.target {
         Ok(Target::Lines { .. }) => SymbolKind::NUMBER,
         Ok(Target::Doc { .. }) => SymbolKind::STRING,
-        Ok(Target::File { .. }) => SymbolKind::FILE,
+        Ok(Target::File { .. } | Target::Page { .. }) => SymbolKind::FILE,
         Ok(Target::Symbol { .. }) => match a.verdict.now.as_ref().and_then(|n| n.kind.as_deref()) {
             Some(kind) => declaration_symbol_kind(kind),
             None => SymbolKind::KEY,
