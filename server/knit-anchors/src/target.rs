@@ -66,7 +66,7 @@ pub fn classify(doc: &str, dest: &str) -> Result<Option<Target>, TargetError> {
         return Ok(None);
     }
     let lower = path.to_ascii_lowercase();
-    let is_md = lower.ends_with(".md") || lower.ends_with(".markdown");
+    let is_md = is_markdown(&lower);
     let fragment = fragment.filter(|f| !f.is_empty());
     if let Some((start, end)) = fragment.as_deref().and_then(parse_line_fragment) {
         return Ok(Some(Target::Lines { path, start, end }));
@@ -85,6 +85,12 @@ pub fn classify(doc: &str, dest: &str) -> Result<Option<Target>, TargetError> {
     Ok(Some(Target::Symbol { lang: Lang::from_path(&path), path, fragment: frag }))
 }
 
+/// A Markdown page by its (lowercased) name: `.md`, `.markdown`, or Docusaurus' `.mdx`
+/// (Markdown with components; its headings are Markdown headings).
+pub fn is_markdown(lower: &str) -> bool {
+    lower.ends_with(".md") || lower.ends_with(".markdown") || lower.ends_with(".mdx")
+}
+
 /// A path a docs site serves as a page: it ends in `/`, names an `.html` file, or its
 /// last segment has no extension (`guide/ui`, `../config/`, `api.html`). Such links are
 /// the norm in VitePress, Docusaurus and MkDocs sources, and never name a source file
@@ -98,7 +104,8 @@ pub fn is_page_route(raw_path: &str) -> bool {
 /// The workspace files a docs site could serve for the page route `path` (as
 /// [`classify`] joined it) written in `doc`, in the order they are tried: a Markdown
 /// path only as itself; an `.html` path as itself, then its Markdown source; any other
-/// path as `P.md`, `P/index.md`, `P/README.md`, then itself (a file or folder). A
+/// path as `P.md`, `P/index.md`, `P.mdx`, `P/index.mdx` (Docusaurus), `P/README.md`,
+/// then itself (a file or folder). A
 /// `rooted` route (`/guide/ui`) is a route from the site's root, which is the workspace
 /// root on a forge and the docs folder on a site: each folder holding `doc`, nearest
 /// last, is tried as that root after the workspace root. Pure: the caller keeps the
@@ -120,7 +127,7 @@ pub fn page_candidates(doc: &str, path: &str, rooted: bool) -> Vec<String> {
     for root in &roots {
         let base = if root.is_empty() { path.to_string() } else if path.is_empty() { root.clone() } else { format!("{root}/{path}") };
         let lower = base.to_ascii_lowercase();
-        if lower.ends_with(".md") || lower.ends_with(".markdown") {
+        if is_markdown(&lower) {
             out.push(base);
             continue;
         }
@@ -134,11 +141,13 @@ pub fn page_candidates(doc: &str, path: &str, rooted: bool) -> Vec<String> {
         }
         // The page before the path itself: a folder's link shows its index page (a forge
         // renders its README), and that page is where a `#fragment` is looked for.
-        if !base.is_empty() {
-            out.push(format!("{base}.md"));
-        }
         let dir = if base.is_empty() { String::new() } else { format!("{base}/") };
-        out.push(format!("{dir}index.md"));
+        for ext in ["md", "mdx"] {
+            if !base.is_empty() {
+                out.push(format!("{base}.{ext}"));
+            }
+            out.push(format!("{dir}index.{ext}"));
+        }
         out.push(format!("{dir}README.md"));
         if !base.is_empty() {
             out.push(base);
@@ -262,14 +271,19 @@ mod tests {
 
     #[test]
     fn page_candidates_follow_site_conventions() {
-        assert_eq!(page_candidates("docs/api/plugin.md", "docs/api/reporters", false), ["docs/api/reporters.md", "docs/api/reporters/index.md", "docs/api/reporters/README.md", "docs/api/reporters"]);
+        assert_eq!(
+            page_candidates("docs/api/plugin.md", "docs/api/reporters", false),
+            ["docs/api/reporters.md", "docs/api/reporters/index.md", "docs/api/reporters.mdx", "docs/api/reporters/index.mdx", "docs/api/reporters/README.md", "docs/api/reporters"]
+        );
         assert_eq!(page_candidates("README.md", "guide.html", false), ["guide.html", "guide.md"]);
         assert_eq!(page_candidates("README.md", "docs/index.html", false), ["docs/index.html", "docs/index.md", "docs/README.md"]);
         // A rooted route is also read from each folder holding the doc, outermost first.
         let rooted = page_candidates("docs/api/plugin.md", "config/bail", true);
-        assert_eq!(rooted[..4], ["config/bail.md", "config/bail/index.md", "config/bail/README.md", "config/bail"]);
-        assert_eq!(rooted[4], "docs/config/bail.md");
-        assert_eq!(rooted[8], "docs/api/config/bail.md");
+        assert_eq!(rooted[..6], ["config/bail.md", "config/bail/index.md", "config/bail.mdx", "config/bail/index.mdx", "config/bail/README.md", "config/bail"]);
+        assert_eq!(rooted[6], "docs/config/bail.md");
+        assert_eq!(rooted[12], "docs/api/config/bail.md");
+        // A Docusaurus page with a fragment is a doc link, never a symbol anchor.
+        assert!(matches!(classify("docs/a.md", "./intro.mdx#setup"), Ok(Some(Target::Doc { .. }))));
         assert_eq!(page_candidates("docs/a.md", "guide/x.md", true), ["guide/x.md", "docs/guide/x.md"]);
     }
 }

@@ -76,7 +76,7 @@ pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> 
         return Some(format!("broken link: {file} does not exist{}", generated_note(session, &file)));
     }
     let lower = file.to_ascii_lowercase();
-    if let Some(slug) = slug.filter(|_| lower.ends_with(".md") || lower.ends_with(".markdown")) {
+    if let Some(slug) = slug.filter(|_| crate::target::is_markdown(&lower)) {
         if !page_has_fragment(session, &file, &slug) {
             return Some(format!("broken link: {file} has no section `#{slug}`"));
         }
