@@ -156,6 +156,14 @@ pub fn page_candidates(doc: &str, path: &str, rooted: bool) -> Vec<String> {
     out
 }
 
+/// The folder MkDocs serves a page from (`docs/async.md` at `docs/async/`), as a path a
+/// relative link can be joined to; None for an index page, which is its folder already.
+pub fn directory_url_base(doc: &str) -> Option<String> {
+    let (stem, _) = doc.rsplit_once('.')?;
+    let name = stem.rsplit('/').next().unwrap_or(stem).to_ascii_lowercase();
+    (name != "index" && name != "readme").then(|| format!("{stem}/page"))
+}
+
 fn has_scheme(dest: &str) -> bool {
     let Some(colon) = dest.find(':') else { return false };
     let scheme = &dest[..colon];

@@ -16,7 +16,7 @@ use percent_encoding::percent_decode_str;
 use knit_syntax::PathImports;
 
 use crate::classify::{self, file_name, Kind};
-use knit_anchors::target::{is_page_route, page_candidates};
+use knit_anchors::target::{directory_url_base, is_page_route, page_candidates};
 use crate::index::{FileRecord, ImportRef};
 use crate::wire::RelationType;
 
@@ -283,6 +283,10 @@ fn resolve_link(doc_path: &str, destination: &str, from_code_span: bool, paths: 
         if let Some(joined) = knit_anchors::target::join(doc_path, &target) {
             attempts.extend(page_candidates(doc_path, &joined, rooted).into_iter().map(Some));
         }
+        // MkDocs serves `docs/async.md` at `/async/`: its relative routes start there.
+        if let Some(joined) = directory_url_base(doc_path).filter(|_| !rooted).and_then(|base| knit_anchors::target::join(&base, &target)) {
+            attempts.extend(page_candidates(doc_path, &joined, false).into_iter().map(Some));
+        }
     }
     attempts.into_iter().flatten().find(|candidate| paths.contains(candidate.as_str()) && candidate != doc_path).map(|p| (p, fragment))
 }
@@ -435,8 +439,15 @@ mod tests {
             LinkRef { destination: "./runner".into(), line: 4, from_code_span: false },
             LinkRef { destination: "../config/".into(), line: 5, from_code_span: false },
             LinkRef { destination: "/guide/nowhere".into(), line: 6, from_code_span: false },
+            LinkRef { destination: "../advanced/transports".into(), line: 7, from_code_span: false },
         ];
-        let files = [doc, record("docs/guide/ui.md", Kind::Doc), record("docs/api/runner.md", Kind::Doc), record("docs/config/index.md", Kind::Doc)];
+        let files = [
+            doc,
+            record("docs/guide/ui.md", Kind::Doc),
+            record("docs/api/runner.md", Kind::Doc),
+            record("docs/config/index.md", Kind::Doc),
+            record("docs/api/advanced/transports.md", Kind::Doc),
+        ];
         let refs: Vec<&FileRecord> = files.iter().collect();
         let graph = build_graph(&refs);
         let mut edges: Vec<(RelationType, &str, Option<u32>)> = graph.edges_of("docs/api/plugin.md").iter().map(|e| (e.kind, e.to.as_str(), e.line)).collect();
@@ -447,6 +458,8 @@ mod tests {
                 (RelationType::References, "docs/guide/ui.md", Some(3)),
                 (RelationType::References, "docs/api/runner.md", Some(4)),
                 (RelationType::References, "docs/config/index.md", Some(5)),
+                // From the page's MkDocs URL, `docs/api/plugin/`.
+                (RelationType::References, "docs/api/advanced/transports.md", Some(7)),
             ]
         );
     }

@@ -49,12 +49,12 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
 }
 
 /// Why a plain link is broken (missing file, or a missing `#heading` in a Markdown
-/// file), or None. A docs-site route (`/guide/ui#setup`) counts when a page for it exists
-/// ([`page_candidates`]); its fragment is then checked in that page.
+/// file), or None. A docs-site route (`/guide/ui#setup`) counts when a site would serve a
+/// page for it (`Session::resolve_route`); its fragment is then checked in that page.
 pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<String> {
     let (file, slug) = match classify(doc, dest) {
         Ok(Some(Target::Page { path: route, slug, rooted })) => {
-            match page_candidates(doc, &route, rooted).into_iter().find(|p| session.tree.exists(p)) {
+            match session.resolve_route(doc, dest, &route, rooted) {
                 Some(file) => (file, slug),
                 None => {
                     let shown = if rooted { format!("/{route}") } else { route.clone() };

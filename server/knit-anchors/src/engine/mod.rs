@@ -32,6 +32,7 @@ mod lines;
 mod rebind;
 pub mod links;
 mod repo_index;
+mod routes;
 mod sections;
 mod suggest;
 mod session;

@@ -38,11 +38,14 @@ pub struct Session<'a> {
     /// What each Markdown page a link's `#fragment` was looked for in names (scanned once
     /// per session, however many links point into it).
     pub(super) fragments: HashMap<String, Arc<super::sections::PageFragments>>,
+    /// Docusaurus front-matter slugs of every Markdown page (built on the first route no
+    /// file resolves).
+    pub(super) slugs: Option<Arc<HashMap<String, Vec<String>>>>,
 }
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new() }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted

@@ -1,0 +1,170 @@
+//! Docs-site routes: the workspace page a site generator serves for a link that names
+//! no file (`/guide/ui`, `../advanced/transports`, `/docs/faq`). The rules that need
+//! nothing but the link are [`page_candidates`]; this stage adds the ones that need the
+//! tree: MkDocs' directory URLs, Docusaurus' front-matter slugs, and DocC catalogues'
+//! links to the documentation of a module.
+
+use super::session::{Seen, Session};
+use super::strip_bom;
+use crate::target::{directory_url_base, is_markdown, join, page_candidates};
+use percent_encoding::percent_decode_str;
+use std::collections::HashMap;
+
+/// Bytes of a page read for its front matter.
+const FRONT_MATTER_BYTES: usize = 4096;
+/// Markdown pages read for front-matter slugs, at most, and the largest read.
+const MAX_SLUG_PAGES: usize = 5000;
+const MAX_SLUG_PAGE_BYTES: u64 = 1 << 20;
+
+impl Session<'_> {
+    /// The file a site serves for the page route `route` (as `classify` joined it from
+    /// `dest`, written in `doc`), tried in this order:
+    /// 1. [`page_candidates`]: `P.md`, `P/index.md`, … from the doc's folder (a rooted
+    ///    route: from the workspace root, then from each folder holding the doc);
+    /// 2. a relative route from the doc's own URL folder: MkDocs serves `docs/async.md`
+    ///    at `/async/`, so its `../advanced/transports` is `docs/advanced/transports.md`;
+    /// 3. a page whose front matter declares a `slug:` the route ends with (Docusaurus:
+    ///    `slug: /faq` is served at `/docs/faq`, a blog post's `slug: intro-x` at
+    ///    `/blog/intro-x`), the one nearest the doc first;
+    /// 4. in a DocC catalogue (`X.docc/`), a relative route whose first segment names a
+    ///    module (`./basiccontainers/uniquearray` → `Sources/BasicContainers/`): DocC
+    ///    generates that page; only the module is checked.
+    pub(super) fn resolve_route(&mut self, doc: &str, dest: &str, route: &str, rooted: bool) -> Option<String> {
+        if let Some(found) = page_candidates(doc, route, rooted).into_iter().find(|p| self.tree.exists(p)) {
+            return Some(found);
+        }
+        let raw = raw_path(dest);
+        if !rooted {
+            if let Some(found) = directory_url_base(doc).and_then(|base| join(&base, &raw)).and_then(|alt| {
+                page_candidates(doc, &alt, false).into_iter().find(|p| self.tree.exists(p))
+            }) {
+                return Some(found);
+            }
+        }
+        if let Some(found) = self.page_with_slug(doc, route) {
+            return Some(found);
+        }
+        if !rooted && doc.contains(".docc/") {
+            return self.docc_module(&raw);
+        }
+        None
+    }
+
+    /// The Markdown page whose front-matter `slug` is the longest run of `route`'s last
+    /// segments; among pages declaring it, the one sharing the most folders with `doc`
+    /// (versioned docs repeat their slugs).
+    fn page_with_slug(&mut self, doc: &str, route: &str) -> Option<String> {
+        let slugs = self.front_matter_slugs();
+        let segments: Vec<&str> = route.split('/').filter(|s| !s.is_empty()).collect();
+        for take in (1..=segments.len()).rev() {
+            let suffix = segments[segments.len() - take..].join("/");
+            if let Some(pages) = slugs.get(&suffix) {
+                return pages.iter().max_by_key(|p| (shared_folders(doc, p), std::cmp::Reverse(p.len()))).cloned();
+            }
+        }
+        None
+    }
+
+    /// Every Markdown page's front-matter slug (`slug: /faq` → `faq`), built once
+    /// per session. Pages the session already read are used as read; the others are read
+    /// outside the check's budget (which is for anchors) but bounded on their own: at most
+    /// [`MAX_SLUG_PAGES`] pages of at most [`MAX_SLUG_PAGE_BYTES`] each.
+    fn front_matter_slugs(&mut self) -> std::sync::Arc<HashMap<String, Vec<String>>> {
+        if let Some(s) = &self.slugs {
+            return s.clone();
+        }
+        let files = self.tree.files();
+        let pages = files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES);
+        let mut slugs: HashMap<String, Vec<String>> = HashMap::new();
+        for page in pages {
+            let text = match self.seen.get(page.as_str()) {
+                Some(Seen::Text(t)) => t.clone(),
+                Some(_) => continue,
+                None => match self.tree.read(page, MAX_SLUG_PAGE_BYTES) {
+                    Ok(t) => t,
+                    Err(_) => continue,
+                },
+            };
+            if let Some(slug) = front_matter_slug(strip_bom(&text)) {
+                slugs.entry(slug).or_default().push(page.clone());
+            }
+        }
+        let slugs = std::sync::Arc::new(slugs);
+        self.slugs = Some(slugs.clone());
+        slugs
+    }
+
+    /// `Sources/<Module>` when the route's first segment is a module's name, any case.
+    fn docc_module(&self, raw: &str) -> Option<String> {
+        let first = raw.trim_start_matches("./").split('/').next().filter(|s| !s.is_empty() && *s != "..")?.to_ascii_lowercase();
+        let files = self.tree.files();
+        files.iter().find_map(|f| {
+            let rest = f.strip_prefix("Sources/")?;
+            let (module, _) = rest.split_once('/')?;
+            (module.to_ascii_lowercase() == first).then(|| format!("Sources/{module}"))
+        })
+    }
+}
+
+/// The destination's path as written, percent-decoded, without fragment and query.
+fn raw_path(dest: &str) -> String {
+    let path = dest.trim().split('#').next().unwrap_or("").split('?').next().unwrap_or("");
+    percent_decode_str(path).decode_utf8_lossy().to_string()
+}
+
+/// The `slug:` in a page's YAML front matter, without its slashes.
+fn front_matter_slug(text: &str) -> Option<String> {
+    let mut end = FRONT_MATTER_BYTES.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let mut lines = head.lines();
+    if lines.next()?.trim_end() != "---" {
+        return None;
+    }
+    for line in lines {
+        if line.trim_end() == "---" {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("slug:") {
+            let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            // Absolute (`/faq`: from the docs' base route) or relative to the page's
+            // folder route (a blog post's `introducing-x`): either way the route ends
+            // with it.
+            let slug = value.trim_matches('/');
+            return (!slug.is_empty()).then(|| slug.to_string());
+        }
+    }
+    None
+}
+
+/// Leading folders two paths share.
+fn shared_folders(a: &str, b: &str) -> usize {
+    let (a, b) = (a.rsplit_once('/').map_or("", |x| x.0), b.rsplit_once('/').map_or("", |x| x.0));
+    a.split('/').zip(b.split('/')).take_while(|(x, y)| x == y && !x.is_empty()).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_slugs() {
+        assert_eq!(front_matter_slug("---\nid: faq\nslug: /faq\n---\n# FAQ\n").as_deref(), Some("faq"));
+        assert_eq!(front_matter_slug("---\nslug: '/docs/intro/'\n---\n").as_deref(), Some("docs/intro"));
+        assert_eq!(front_matter_slug("---\nslug: introducing-x\n---\n").as_deref(), Some("introducing-x"), "relative to the page's folder route");
+        assert_eq!(front_matter_slug("---\nslug: /\n---\n"), None, "the site's root names no page");
+        assert_eq!(front_matter_slug("# Title\nslug: /x\n"), None, "only in front matter");
+        assert_eq!(front_matter_slug("---\ntitle: x\n---\nslug: /x\n"), None);
+    }
+
+    #[test]
+    fn directory_urls_and_shared_folders() {
+        assert_eq!(directory_url_base("docs/async.md").as_deref(), Some("docs/async/page"));
+        assert_eq!(join("docs/async/page", "../advanced/transports").as_deref(), Some("docs/advanced/transports"));
+        assert_eq!(directory_url_base("docs/index.md"), None);
+        assert_eq!(shared_folders("www/v9/nextjs/a.md", "www/v9/main/b.md"), 2);
+        assert_eq!(shared_folders("a.md", "b.md"), 0);
+    }
+}
