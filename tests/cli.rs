@@ -775,3 +775,33 @@ fn knits_own_docs_are_fresh() {
     let out = Command::new(knit_bin()).args(["check", "--root"]).arg(&root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "knit check on this repository:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }
+
+/// `--root DIR` with a doc path relative to DIR (run from elsewhere, as a script or an
+/// agent does): the path is taken from the root when the current folder is outside the
+/// workspace, where before it was refused as "outside the workspace". A path that is
+/// inside the workspace from the current folder keeps that reading. An ambiguous bare
+/// file name lists its candidates as paths (it printed `config.json#`).
+#[test]
+fn paths_relative_to_the_root_and_file_candidates_without_a_symbol() {
+    let ws = Ws::new();
+    ws.write("src/a.ts", "export function a() { return 1; }\n");
+    ws.write("config.json", "{}\n");
+    ws.write("sub/config.json", "{}\n");
+    ws.write("AGENTS.md", "# Agents\n\nStart at `src/a.ts`; settings live in `config.json`.\n");
+    let run = |cwd: &std::path::Path, args: &[&str]| {
+        Command::new(knit_bin()).args(args).current_dir(cwd).env("KNIT_CACHE_DIR", ws.cache_path()).env("KNIT_STATE_DIR", ws.cache_path()).output().unwrap()
+    };
+    let root = ws.path().to_str().unwrap();
+    let out = run(ws.outside_dir(), &["anchors", "suggest", "--root", root, "AGENTS.md"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("`src/a.ts` → src/a.ts"), "{text}");
+    assert!(text.contains("could be config.json\n") && text.contains("could be sub/config.json\n"), "{text}");
+    assert!(!text.contains("json#"), "{text}");
+    let out = run(ws.outside_dir(), &["check", "--root", root, "AGENTS.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // From inside the workspace a relative path is read from the current folder.
+    let out = run(&ws.path().join("sub"), &["check", "--root", root, "AGENTS.md"]);
+    assert_eq!(out.status.code(), Some(2), "sub/AGENTS.md does not exist");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("AGENTS.md does not exist"), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -94,12 +94,21 @@ impl Workspace {
         Ok(Workspace { root, config, tree, cache, cache_dir })
     }
 
-    /// Workspace-relative forms of command-line paths (must be inside the root).
+    /// Workspace-relative forms of command-line paths (must be inside the root). A
+    /// relative path is read from the current folder; when that lies outside the
+    /// workspace (`knit check --root ../site docs/`), from the root instead.
     pub fn relative_paths(&self, paths: &[PathBuf]) -> anyhow::Result<Vec<String>> {
         paths
             .iter()
             .map(|p| {
-                let abs = if p.is_absolute() { p.clone() } else { std::env::current_dir()?.join(p) };
+                let cwd = std::env::current_dir()?;
+                let abs = if p.is_absolute() {
+                    p.clone()
+                } else if self.tree.relative(&cwd.join(p)).is_none() && knit_workspace::files::canonical_dir(&cwd).ok().and_then(|c| self.tree.relative(&c.join(p))).is_none() {
+                    self.root.join(p)
+                } else {
+                    cwd.join(p)
+                };
                 // The folder is resolved (a cwd reached through a symlink), the file name is
                 // kept: a doc named through a symlink is that link, which a write refuses.
                 let abs = match (abs.parent(), abs.file_name()) {

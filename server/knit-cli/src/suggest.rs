@@ -63,7 +63,11 @@ pub fn run(root: &RootArg, args: &SuggestArgs) -> anyhow::Result<u8> {
                     None => {
                         println!("{at:width$}  `{}` left alone: {}", s.text, s.why);
                         for c in &s.candidates {
-                            println!("{:width$}    could be {}#{} (line {})", "", c.path, c.symbol, c.line);
+                            // A file candidate (a bare file name several files share) has no symbol.
+                            match c.symbol.as_str() {
+                                "" => println!("{:width$}    could be {}", "", c.path),
+                                symbol => println!("{:width$}    could be {}#{symbol} (line {})", "", c.path, c.line),
+                            }
                         }
                     }
                 }
