@@ -5,6 +5,12 @@ use std::process::Command;
 
 const RESOLVE: &str = "export class Resolver {\n  resolve(path: string): string {\n    const parts = path.split(\"/\");\n    return parts[parts.length - 1] ?? path;\n  }\n}\n";
 
+/// `knit check ARGS --root ROOT` on a folder of this repository, with a fresh cache.
+fn check_folder(root: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let cache = tempfile::tempdir().unwrap();
+    Command::new(knit_bin()).arg("check").args(args).arg("--root").arg(root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap()
+}
+
 fn recorded_ws() -> Ws {
     let ws = Ws::new();
     ws.write("src/resolve.ts", RESOLVE);
@@ -17,13 +23,7 @@ fn recorded_ws() -> Ws {
 #[test]
 fn example_workspace_reports_drift_with_exit_code_1() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/example");
-    let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(knit_bin())
-        .args(["check", "--format", "json", "--root"])
-        .arg(&root)
-        .env("KNIT_CACHE_DIR", cache.path())
-        .output()
-        .unwrap();
+    let out = check_folder(&root, &["--format", "json"]);
     assert_eq!(out.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let s = states(&report);
@@ -50,8 +50,7 @@ fn example_workspace_reports_drift_with_exit_code_1() {
 #[test]
 fn example_workspace_human_report() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/example");
-    let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(knit_bin()).args(["check", "--root"]).arg(&root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap();
+    let out = check_folder(&root, &[]);
     assert_eq!(out.status.code(), Some(1));
     let expected = "docs/architecture.md:3   stale          `AnchorResolver.resolve` changed since the doc was reviewed
                                         → review the text, then: knit anchors confirm docs/architecture.md:3
@@ -67,7 +66,7 @@ next: review the 2 findings above and confirm each, e.g. knit anchors confirm do
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
     // An explicit root without Markdown is a usage error that names the folder.
     let empty = tempfile::tempdir().unwrap();
-    let out = Command::new(knit_bin()).args(["check", "--root"]).arg(empty.path()).env("KNIT_CACHE_DIR", cache.path()).output().unwrap();
+    let out = check_folder(empty.path(), &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no Markdown files under"), "{}", String::from_utf8_lossy(&out.stderr));
 }
@@ -736,14 +735,7 @@ fn bench_history_reports_intervals_and_a_passage_baseline_and_rerenders_saved_ru
 #[test]
 fn a_docs_sites_routes_and_section_ids_are_read_as_the_site_serves_them() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/anchors/docs/010-docs-site-links/before");
-    let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(knit_bin())
-        .args(["check", "--format", "json", "--root"])
-        .arg(&root)
-        .env("KNIT_CACHE_DIR", cache.path())
-        .env("KNIT_STATE_DIR", cache.path())
-        .output()
-        .unwrap();
+    let out = check_folder(&root, &["--format", "json"]);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["anchors"].as_array().unwrap().len(), 0, "no route is an anchor: {:#}", report["anchors"]);
@@ -771,8 +763,7 @@ fn a_docs_sites_routes_and_section_ids_are_read_as_the_site_serves_them() {
 #[test]
 fn knits_own_docs_are_fresh() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(knit_bin()).args(["check", "--root"]).arg(&root).env("KNIT_CACHE_DIR", cache.path()).env("KNIT_STATE_DIR", cache.path()).output().unwrap();
+    let out = check_folder(&root, &[]);
     assert_eq!(out.status.code(), Some(0), "knit check on this repository:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }
 
