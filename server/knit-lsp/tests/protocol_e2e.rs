@@ -246,6 +246,11 @@ async fn completion_offers_paths_then_symbols_born_recorded() {
     c.change_full(&doc, 43, text2).await;
     let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": position(text2, text2.len(), false) })).await.unwrap();
     assert!(r["items"].as_array().unwrap().iter().any(|i| i["label"] == "guide"), "{r:#}");
+    // A docs-site route names the page a site serves for it: its headings too.
+    let text3 = "[g](guide#";
+    c.change_full(&doc, 44, text3).await;
+    let r = c.request("textDocument/completion", json!({ "textDocument": { "uri": doc }, "position": position(text3, text3.len(), false) })).await.unwrap();
+    assert!(r["items"].as_array().unwrap().iter().any(|i| i["label"] == "guide" && i["textEdit"]["newText"] == "guide"), "{r:#}");
     c.shutdown().await;
 }
 

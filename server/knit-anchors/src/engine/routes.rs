@@ -29,7 +29,7 @@ impl Session<'_> {
     /// 4. in a DocC catalogue (`X.docc/`), a relative route whose first segment names a
     ///    module (`./basiccontainers/uniquearray` → `Sources/BasicContainers/`): DocC
     ///    generates that page; only the module is checked.
-    pub(super) fn resolve_route(&mut self, doc: &str, dest: &str, route: &str, rooted: bool) -> Option<String> {
+    pub fn resolve_route(&mut self, doc: &str, dest: &str, route: &str, rooted: bool) -> Option<String> {
         if let Some(found) = page_candidates(doc, route, rooted).into_iter().find(|p| self.tree.exists(p)) {
             return Some(found);
         }

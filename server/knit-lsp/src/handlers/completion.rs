@@ -197,6 +197,14 @@ fn symbol_items(loc: &Located, path_part: &str, typed: &str, range: Range, add_t
     let decoded = percent_decode_str(path_part).decode_utf8_lossy().to_string();
     let Some(path) = join(&loc.rel, &decoded) else { return Vec::new() };
     let mut session = loc.folder.session();
+    // A docs-site route (`/guide/ui#`): the headings of the page the site serves for it.
+    let path = match knit_anchors::target::is_page_route(&decoded) {
+        true => match session.resolve_route(&loc.rel, path_part, &path, decoded.starts_with('/')) {
+            Some(page) => page,
+            None => return Vec::new(),
+        },
+        false => path,
+    };
     let mut items = Vec::new();
     let born = |session: &mut Session, frag: &str, insert: &str| -> String {
         if !add_title {
