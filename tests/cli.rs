@@ -757,16 +757,6 @@ fn a_docs_sites_routes_and_section_ids_are_read_as_the_site_serves_them() {
     );
 }
 
-/// knit's own docs (README, ARCHITECTURE, the editors' and crates' docs) anchor knit's
-/// code: a change to an anchored declaration must come with the doc reviewed and the
-/// anchor confirmed, as knit asks of any project. Fails with the findings to resolve.
-#[test]
-fn knits_own_docs_are_fresh() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let out = check_folder(&root, &[]);
-    assert_eq!(out.status.code(), Some(0), "knit check on this repository:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-}
-
 /// `--root DIR` with a doc path relative to DIR (run from elsewhere, as a script or an
 /// agent does): the path is taken from the root when the current folder is outside the
 /// workspace, where before it was refused as "outside the workspace". A path that is
