@@ -94,7 +94,8 @@ def syntax_seeds():
 def check_seeds():
     """An anchor case's doc with its first source rewritten to src/a.<ext>, NUL, the source."""
     seeds = []
-    for group in sorted((FIX / "anchors").iterdir()):
+    # fixtures/anchors also holds the case format's README.md: only folders are groups
+    for group in sorted(g for g in (FIX / "anchors").iterdir() if g.is_dir()):
         cases = [c / "before" for c in sorted(group.iterdir()) if (c / "before").is_dir()]
         for before in spread(cases, 6):
             doc = next(iter(files("*.md", before)), None)
