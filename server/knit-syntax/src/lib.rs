@@ -35,9 +35,11 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// 3: `over_budget`; 4: grammar-gap repairs (the same text can now parse without errors);
 /// 5: export aliases; 6: print scheme 2 (see [`PRINT_SCHEME`]); 7: more grammar-gap
 /// repairs (Swift directives, accessors and `case` patterns; `&` in TSX attributes);
-/// 8: print scheme 3.
+/// 8: print scheme 3; 9: Swift macro declarations and three more Swift repairs (an
+/// initializer's `where` clause continued after a comma, `$` inside identifiers,
+/// CasePaths' prefix `/`).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 8;
+pub const SCHEME_VERSION: u32 = 9;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

@@ -496,3 +496,26 @@ fn rustfmt_and_black_rewrites_are_not_a_change() {
     differ(py, "def g(a):\n    return (a,)\n", "def g(a):\n    return (a)\n", "g");
     differ(py, "def g(a, b):\n    return f((a, b))\n", "def g(a, b):\n    return f(a, b)\n", "g");
 }
+
+/// Swift macro declarations are declarations, named with their labels like functions
+/// (DocC links the `@Reducer` macro as ``Reducer()``); enum cases with associated values
+/// keep their bare name, and a backticked name keeps its backticks.
+#[test]
+fn swift_macros_cases_and_backticked_names() {
+    let src = "@attached(member)\npublic macro Reducer() = #externalMacro(module: \"M\", type: \"R\")\n\
+               public macro stringify<T>(_ value: T, label: String) -> (T, String) = #externalMacro(module: \"M\", type: \"S\")\n\
+               public enum Action {\n    case dismiss\n    case presented(Int)\n}\n\
+               public struct Store {\n    public var `case`: Int { 0 }\n}\n";
+    assert_eq!(
+        names(Lang::Swift, src),
+        [
+            "macro Reducer()",
+            "macro stringify(_:label:)",
+            "enum Action",
+            "case Action.dismiss",
+            "case Action.presented",
+            "struct Store",
+            "property Store.`case`"
+        ]
+    );
+}

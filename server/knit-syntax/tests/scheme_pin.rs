@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 8;
-const PINNED_DIGEST: &str = "3d1990a997e3135f";
+const PINNED_VERSION: u32 = 9;
+const PINNED_DIGEST: &str = "a7c9f8034a1b097e";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -727,6 +727,121 @@ pub(crate) fn swift_enum_wildcard_labels(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// An initializer's `where` clause whose requirements continue on the next line after a
+/// comma (`init(…)\n where\n   Data == P,\n   Root == Q\n {`, swift-composable-architecture's
+/// `NavigationStack.init`) is a syntax error in tree-sitter-swift 0.7, though the same
+/// clause is read on a function, a subscript or a type. The line break and indentation
+/// after each such comma are excised: blanks, which hash nothing wherever they stand.
+pub(crate) fn swift_init_where_line_breaks(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for init in word_at(b, b"init") {
+        if init > 0 && b[init - 1] == b'.' {
+            continue; // a call (`self.init(…)`), not a declaration
+        }
+        // the parameter list: `init`, `init?`, `init!`, generic parameters, then `(`
+        let mut k = skip_space(b, init + 4);
+        if matches!(b.get(k), Some(b'?' | b'!')) {
+            k += 1;
+        }
+        if b.get(k) == Some(&b'<') {
+            let Some(close) = balanced_end(b, k, b'<', b'>') else { continue };
+            k = close + 1;
+        }
+        if b.get(k) != Some(&b'(') {
+            continue;
+        }
+        let Some(close) = balanced_end(b, k, b'(', b')') else { continue };
+        k = skip_space(b, close + 1);
+        // effects before the clause
+        for effect in [&b"async"[..], b"throws", b"rethrows"] {
+            if b[k..].starts_with(effect) && !b.get(k + effect.len()).is_some_and(|&c| is_word_byte(c)) {
+                k = skip_space(b, k + effect.len());
+            }
+        }
+        if !(b[k..].starts_with(b"where") && !b.get(k + 5).is_some_and(|&c| is_word_byte(c))) {
+            continue;
+        }
+        // up to the body's `{`, at depth 0 of (), [] and <>
+        let mut depth = 0i32;
+        let mut i = k + 5;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'(' | b'[' | b'<' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b'>' if b.get(i.wrapping_sub(1)) != Some(&b'-') => depth -= 1,
+                b'{' | b';' | b'}' if depth <= 0 => break,
+                b'/' if b.get(i + 1).is_some_and(|&n| n == b'/' || n == b'*') => break,
+                b',' if depth == 0 => {
+                    let next = skip_space(b, i + 1);
+                    if b[i + 1..next].contains(&b'\n') && b.get(next).is_some_and(|&n| n != b'/') {
+                        out.push(Repair::Excise { start: i + 1, end: next });
+                    }
+                }
+                _ => {}
+            }
+            if depth < 0 {
+                break;
+            }
+            i += 1;
+        }
+    }
+}
+
+/// A `$` inside an identifier (`_$id`, `_$observationRegistrar`, the Observation
+/// macros' spelling) is a syntax error in tree-sitter-swift 0.7, which knows `$` only at
+/// an identifier's start (`$0`, `$binding`). It is overwritten with `_`; names and tokens
+/// are read from the original text, so they keep their `$`.
+pub(crate) fn swift_dollar_inside_identifiers(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for i in 1..b.len().saturating_sub(1) {
+        if b[i] == b'$' && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_') && (b[i + 1].is_ascii_alphabetic() || b[i + 1] == b'_') {
+            // the identifier it is in starts with a letter or `_` (not a number: `1$x`)
+            let start = b[..i].iter().rposition(|&c| !is_word_byte(c)).map_or(0, |p| p + 1);
+            if b[start].is_ascii_alphabetic() || b[start] == b'_' {
+                out.push(Repair::Overwrite { at: i, byte: b'_' });
+            }
+        }
+    }
+}
+
+/// The CasePaths prefix operator `/` before a type path (`ifCaseLet(/State.child, …)`,
+/// `stack[id: 0, case: /Element.int]`) starts a bare regex literal for tree-sitter-swift
+/// 0.7, which swallows the line. When the path after it is not closed by another `/` (no
+/// regex), the `/` is overwritten with the prefix operator `-`, read the same way; the
+/// token hashed is the original `/`.
+pub(crate) fn swift_case_path_prefix_slash(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for i in 1..b.len().saturating_sub(1) {
+        if b[i] != b'/' || !matches!(b[i - 1], b'(' | b'[' | b',' | b' ' | b'\t') || !b[i + 1].is_ascii_uppercase() {
+            continue;
+        }
+        let before = prev_non_space(b, i).map(|(_, c)| c);
+        if !matches!(before, Some(b'(' | b'[' | b',' | b':' | b'=')) {
+            continue;
+        }
+        let end = i + 1 + b[i + 1..].iter().take_while(|&&c| is_word_byte(c) || c == b'.').count();
+        if b.get(end) != Some(&b'/') {
+            out.push(Repair::Overwrite { at: i, byte: b'-' });
+        }
+    }
+}
+
+/// The index of the `close` that balances the `open` at `at`, within 4 KiB.
+fn balanced_end(b: &[u8], at: usize, open: u8, close: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &c) in b.iter().enumerate().skip(at).take(4096) {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
 /// A blank before a `;` between statements on one line (`tree { 4 ; 5 }`) is a syntax
 /// error in tree-sitter-swift 0.7. The two bytes swap (`4; 5`); the `;` hashes nothing
 /// wherever it stands, and the blank nothing either.
@@ -750,6 +865,23 @@ pub(crate) fn swift_blank_before_semicolon(src: &str, out: &mut Vec<Repair>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn init_where_clauses_continued_after_a_comma() {
+        let src = "extension S {\n  init<R>(x: R) async\n  where\n    Data == P<R>,\n    Root == Q\n  {\n    f(a,\n      b)\n  }\n}\n";
+        assert_eq!(cuts(swift_init_where_line_breaks, src), ["cut \"\\n    \""]);
+        // one line, or a comment after the comma: nothing to do
+        assert!(cuts(swift_init_where_line_breaks, "init(x: R) where A == B, C == D {}\n").is_empty());
+        assert!(cuts(swift_init_where_line_breaks, "init(x: R) where A == B, // why\n C == D {}\n").is_empty());
+        assert!(cuts(swift_init_where_line_breaks, "self.init(x: 1)\nwhere\n  A == B,\n  C == D {}\n").is_empty());
+    }
+
+    #[test]
+    fn dollars_inside_identifiers_and_case_path_slashes() {
+        assert_eq!(cuts(swift_dollar_inside_identifiers, "var _$id: Int\nlet x = $0 + a$b + \"$\" + 1$x\n"), ["5:_", "28:_"]);
+        let src = "x.ifCaseLet(/State.child, action: /Action.child)\nlet r = /Abc/\nlet q = a / B\n";
+        assert_eq!(cuts(swift_case_path_prefix_slash, src), ["12:-", "34:-"]);
+    }
 
     fn cuts(f: fn(&str, &mut Vec<Repair>), src: &str) -> Vec<String> {
         let mut r = Vec::new();

@@ -72,6 +72,9 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_trailing_closure_labels(src, &mut out);
     gaps::swift_enum_wildcard_labels(src, &mut out);
     gaps::swift_blank_before_semicolon(src, &mut out);
+    gaps::swift_init_where_line_breaks(src, &mut out);
+    gaps::swift_dollar_inside_identifiers(src, &mut out);
+    gaps::swift_case_path_prefix_slash(src, &mut out);
     local_statement_prefixes(root, src, &mut out);
     out
 }
@@ -241,6 +244,22 @@ fn declaration<'t>(x: &mut Extract<'_, '_>, node: Node<'t>, container: Option<&P
                     nodes: vec![node],
                     name_node: Some(name_node),
                     body,
+                },
+            );
+        }
+        // `public macro Reducer() = #externalMacro(…)`: DocC pages link it as ``Reducer()``.
+        "macro_declaration" => {
+            let name_node = named_children(node).into_iter().find(|c| c.kind() == "simple_identifier")?;
+            let name = format!("{}{}", x.text(name_node), labels(x, node, false));
+            x.add(
+                container,
+                DeclSpec {
+                    kind: "macro",
+                    identity: IdentityKind::Callable,
+                    name,
+                    nodes: vec![node],
+                    name_node: Some(name_node),
+                    body: None,
                 },
             );
         }
