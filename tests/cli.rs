@@ -201,17 +201,21 @@ fn coverage_lists_public_declarations_no_doc_anchors() {
 #[test]
 fn docc_and_tsdoc_symbol_links_are_checked() {
     let ws = Ws::new();
-    ws.write("Sources/Deques/Deque.swift", "public struct Deque {\n    public func append(_ x: Int) {}\n    public var count: Int { 0 }\n    public subscript(position: Int) -> Int { position }\n}\n");
+    ws.write("Sources/Deques/Deque.swift", "public struct Deque {\n    public func append(_ x: Int) {}\n    public var count: Int { 0 }\n    public subscript(position: Int) -> Int { position }\n}\npublic enum Op: Sendable {\n    case push(id: Int)\n}\n");
     ws.write(
         "Sources/Deques/Deques.docc/Deque.md",
-        "# ``Deques/Deque``\n\n- ``append(_:)``\n- ``count-swift.property``\n- ``subscript(position:)``\n- ``Deque/appendd(_:)``\n- ``InlineArray``\n- ``apend(_:)``\n- `code`, ``` ``not a link`` ```\n",
+        "# ``Deques/Deque``\n\n- ``append(_:)``\n- ``count-swift.property``\n- ``subscript(position:)``\n- ``Deque/appendd(_:)``\n- ``InlineArray``\n- ``apend(_:)``\n- `code`, ``` ``not a link`` ```\n- ``Op/push(id:)``, ``Op/hashValue``\n",
     );
     ws.write("src/router.ts", "export class Router {\n  add(path: string) {\n    return path;\n  }\n}\n");
-    ws.write("docs/router.md", "# Router\n\nUse {@link Router.add | add} or {@linkcode Router#remove}; see {@link https://example.com}.\n");
+    // reStructuredText-style code in a Python project's docs: no DocC link
+    ws.write("tools/hello.py", "def hello():\n    pass\n");
+    ws.write("docs/router.md", "# Router\n\nUse {@link Router.add | add} or {@linkcode Router#remove}; see {@link https://example.com}.\n\nRun ``hello.py``.\n");
     let out = ws.knit(&["check", "--format", "json"]);
     assert_eq!(out.status.code(), Some(1), "broken links: {}", String::from_utf8_lossy(&out.stdout));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["symbol_links"], serde_json::json!({"resolved": 4, "broken": 3, "external": 1}), "{r:#}");
+    // ``Op/push(id:)`` is the enum case; ``Op/hashValue`` is what `Op` inherits from a
+    // protocol outside the workspace (not judged)
+    assert_eq!(r["symbol_links"], serde_json::json!({"resolved": 5, "broken": 3, "external": 2}), "{r:#}");
     let broken: Vec<(String, String)> = r["broken_links"].as_array().unwrap().iter().map(|b| (format!("{}:{}", b["doc"].as_str().unwrap(), b["line"]), b["message"].as_str().unwrap().to_string())).collect();
     assert_eq!(broken.len(), 3, "{broken:?}");
     assert_eq!(broken[0].0, "Sources/Deques/Deques.docc/Deque.md:6");

@@ -305,8 +305,22 @@ fn docc_symbol(raw: &str, code: &str) -> Option<String> {
     let ok = !t.is_empty()
         && t.len() <= 300
         && t.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && t.chars().all(|c| c.is_alphanumeric() || "_/.:()-<>".contains(c));
+        && t.chars().all(|c| c.is_alphanumeric() || "_/.:()-<>".contains(c))
+        && t.split('/').all(docc_segment);
     ok.then(|| t.to_string())
+}
+
+/// One segment of a DocC symbol path. DocC separates with `/`, so a dot belongs only to a
+/// disambiguation suffix (`count-swift.property`) or an operator (`..<(_:_:)`): a
+/// ``` ``hello.py`` ``` or ``` ``project.scripts`` ``` is reStructuredText's or MyST's
+/// inline code, not a link.
+fn docc_segment(segment: &str) -> bool {
+    let name = match segment.find("-swift.") {
+        Some(at) => &segment[..at],
+        None => segment,
+    };
+    let base = name.split('(').next().unwrap_or(name);
+    !base.contains('.') || !base.chars().any(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// `{@link X}`, `{@link X | text}`, `{@link X text}`, `{@linkcode X}`, `{@linkplain X}`
@@ -639,6 +653,17 @@ mod tests {
         // A converted mention is link text, not a mention any more.
         let converted = scan_str("[`src/a.ts:3-9`](src/a.ts#L3-L9)\n");
         assert!(converted.mentions.is_empty());
+    }
+
+    #[test]
+    fn docc_symbol_links_are_slash_paths() {
+        let targets = |src: &str| -> Vec<String> { scan(src).symbol_links.into_iter().map(|l| l.target).collect() };
+        assert_eq!(
+            targets("``Deque/count-swift.property``, ``Range/..<(_:_:)``, ``Deque``, ``Store/case``\n"),
+            ["Deque/count-swift.property", "Range/..<(_:_:)", "Deque", "Store/case"]
+        );
+        // reStructuredText's and MyST's inline code (click's docs), never a DocC path
+        assert!(targets("Contents of ``hello.py`` and the ``project.scripts`` table\n").is_empty());
     }
 
     fn scan_str(s: &str) -> DocScan {

@@ -17,7 +17,7 @@ use std::sync::Arc;
 pub(super) struct RepoIndex {
     pub(super) files: Vec<(String, Arc<FileSyntax>)>,
     pub(super) by_simple_name: HashMap<String, Vec<usize>>,
-    /// (file, declaration) by simple name without labels (symbol links).
+    /// (file, declaration) by simple name without labels or backticks (symbol links).
     pub(super) decls_by_simple_name: HashMap<String, Vec<(usize, usize)>>,
     /// (file, declaration) by exact qualified name: the uniqueness facts of baselines.
     pub(super) by_qualified: HashMap<String, Vec<(usize, usize)>>,
@@ -78,7 +78,8 @@ impl Session<'_> {
                 for (di, d) in syn.declarations.iter().enumerate() {
                     by_qualified.entry(d.qualified_name.clone()).or_default().push((fi, di));
                     let simple = strip_labels(d.simple_name());
-                    decls_by_simple_name.entry(simple.clone()).or_default().push((fi, di));
+                    // Swift's backticked names (`` `case` ``) are linked without the backticks.
+                    decls_by_simple_name.entry(simple.replace('`', "")).or_default().push((fi, di));
                     let e = by_simple_name.entry(simple).or_default();
                     if e.last() != Some(&fi) {
                         e.push(fi);

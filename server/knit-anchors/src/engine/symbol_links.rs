@@ -84,6 +84,79 @@ fn names(qualified: &str, wanted: &str) -> bool {
         && ends(&strip_labels(qualified), &strip_labels(wanted))
 }
 
+/// Whether a DocC link's labels (`push(id:state:)`) are those of the enum case `name`
+/// whose declaration text is `signature` (`case push(id: Int, state: String)`). A case
+/// whose text cannot be read (cut off, several cases on a line) is taken to match.
+fn case_labels_match(signature: &str, name: &str, wanted: &str) -> bool {
+    let Some(open) = wanted.rfind('(').filter(|&p| !wanted[p..].contains('.')) else { return true };
+    let wanted_labels = &wanted[open..];
+    let mut from = 0;
+    let start = loop {
+        let Some(at) = signature[from..].find(name).map(|p| p + from) else { return true };
+        let after = at + name.len();
+        let word_start = signature[..at].chars().last().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        if word_start && signature[after..].starts_with('(') {
+            break after + 1;
+        }
+        from = after;
+    };
+    let mut labels = String::from("(");
+    let (mut depth, mut element) = (0i32, String::new());
+    let mut close = |element: &str, labels: &mut String| {
+        let mut d = 0i32;
+        let colon = element.char_indices().find(|&(_, c)| {
+            match c {
+                '<' | '(' | '[' => d += 1,
+                '>' | ')' | ']' => d -= 1,
+                _ => {}
+            }
+            c == ':' && d == 0
+        });
+        let label = colon.map(|(i, _)| element[..i].trim()).filter(|l| !l.is_empty() && l.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        labels.push_str(label.unwrap_or("_"));
+        labels.push(':');
+    };
+    for c in signature[start..].chars() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            ')' if depth == 0 => {
+                if !element.trim().is_empty() {
+                    close(&element, &mut labels);
+                }
+                labels.push(')');
+                return labels == wanted_labels;
+            }
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                close(&element, &mut labels);
+                element.clear();
+                continue;
+            }
+            _ => {}
+        }
+        element.push(c);
+    }
+    true
+}
+
+/// Whether a Swift type or extension header declares a conformance or superclass
+/// (`struct S<T: Hashable>: Collection where T: Sendable` does; `enum E<T: Hashable>` does
+/// not): a colon outside the generic parameters and the `where` clause.
+fn declares_conformance(signature: &str) -> bool {
+    let head = signature.split(" where ").next().unwrap_or(signature);
+    let mut depth = 0i32;
+    for c in head.chars() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ':' if depth <= 0 => return true,
+            '{' => break,
+            _ => {}
+        }
+    }
+    false
+}
+
 impl Session<'_> {
     /// Resolves a DocC or TSDoc symbol link against the workspace's declarations: first
     /// relative to the page's symbol (DocC), then anywhere in the workspace. A link whose
@@ -94,12 +167,22 @@ impl Session<'_> {
         let wanted = candidates(link);
         let page = link.page.as_ref().map(|p| candidates(&SymbolLink { target: p.clone(), page: None, ..link.clone() }));
         let index = self.repo(&[]);
+        // DocC documents Swift: a Python `hello` is no container of ``hello/py``.
+        let in_language = |path: &str| link.kind != SymbolLinkKind::DocC || path.ends_with(".swift");
         let find = |name: &str| -> Vec<(usize, usize)> {
             let simple = strip_labels(name.rsplit('.').next().unwrap_or(name));
+            let matches = |&(fi, di): &(usize, usize)| {
+                let d = &index.files[fi].1.declarations[di];
+                let qualified = d.qualified_name.replace('`', "");
+                // DocC names an enum case with associated values by its labels
+                // (``Action/presented(_:)``); knit names the case alone. Only with its
+                // container named: a bare ``run(…)`` is no nested `Effect.Operation.run`.
+                names(&qualified, name) || (d.kind == "case" && name.contains('.') && names(&qualified, &strip_labels(name)) && case_labels_match(&d.signature, d.simple_name(), name))
+            };
             index
                 .decls_by_simple_name
                 .get(&simple)
-                .map(|v| v.iter().copied().filter(|&(fi, di)| names(&index.files[fi].1.declarations[di].qualified_name, name)).collect())
+                .map(|v| v.iter().copied().filter(|&(fi, _)| in_language(&index.files[fi].0)).filter(matches).collect())
                 .unwrap_or_default()
         };
         let mut found: Vec<(usize, usize)> = Vec::new();
@@ -146,9 +229,16 @@ impl Session<'_> {
             // miss of one (a typo), never merely for being absent.
             let named: Vec<String> = wanted.iter().filter_map(|n| n.rsplit_once('.').map(|(c, _)| c.to_string())).collect();
             let member = strip_labels(wanted[0].rsplit('.').next().unwrap_or(&wanted[0]));
+            // A container that declares a conformance (`struct StackState: RandomAccessCollection`)
+            // inherits members the workspace does not declare (`popLast()`): then only a
+            // near miss of its own members is judged, as on a page.
+            let inherits = |decls: &[(usize, usize)]| decls.iter().any(|&(fi, di)| declares_conformance(&index.files[fi].1.declarations[di].signature));
             let in_link = named.iter().find_map(|c| {
                 let d = find(c);
-                (!d.is_empty()).then(|| (c.clone(), d, false))
+                (!d.is_empty()).then(|| {
+                    let typo_only = link.kind == SymbolLinkKind::DocC && inherits(&d);
+                    (c.clone(), d, typo_only)
+                })
             });
             let on_page = || {
                 page.iter().flatten().find_map(|c| {
@@ -221,6 +311,47 @@ mod tests {
         assert_eq!(paths(&on_page, &mut session), ["Sources/Deques/Deque.swift"]);
         // Without a page, both are what the link can mean.
         assert_eq!(paths(&link(SymbolLinkKind::DocC, "Deque/append(_:)"), &mut session).len(), 2);
+    }
+
+    /// On swift-composable-architecture's DocC pages (2026-12-05): enum cases linked by
+    /// their associated values' labels, a backticked property, a macro, members a
+    /// conforming type inherits; and a Python function is no DocC container.
+    #[test]
+    fn docc_links_to_cases_macros_backticked_and_inherited_members() {
+        let mut tree = crate::source::MemTree::new();
+        tree.insert(
+            "Sources/M/a.swift",
+            "public enum StackAction {\n    case popFrom(id: Int)\n    case push(id: Int, state: String)\n}\n\
+             public struct StackState<Element: Hashable>: RandomAccessCollection {\n    public var `case`: Int { 0 }\n    public func append(_ x: Int) {}\n}\n\
+             public struct Plain<T: Hashable> {\n    public func pop(from id: Int) {}\n}\n\
+             @attached(member)\npublic macro Reducer() = #externalMacro(module: \"M\", type: \"R\")\n\
+             public protocol Reducer {\n    func reduce(into state: inout Int, action: Int)\n}\n",
+        );
+        tree.insert("examples/hello.py", "def hello():\n    pass\n");
+        let cache = crate::source::DeclCache::default();
+        let mut session = Session::new(&tree, &cache, crate::engine::CheckConfig::default());
+        let mut check = |target: &str, page: Option<&str>| {
+            let mut l = link(SymbolLinkKind::DocC, target);
+            l.page = page.map(str::to_string);
+            let r = session.resolve_symbol_link(&l);
+            (r.targets.len(), r.broken)
+        };
+        assert_eq!(check("StackAction/popFrom(id:)", None), (1, None));
+        assert_eq!(check("StackAction/push(id:state:)", None), (1, None));
+        assert_eq!(check("StackAction/push(id:)", None).0, 0, "not that case's labels");
+        assert!(case_labels_match("case a(x: [String: Int], _ y: Int), b", "a", "E.a(x:_:)"));
+        assert!(case_labels_match("case presented(Action)", "presented", "E.presented(_:)"));
+        assert!(!case_labels_match("case presented(Action)", "presented", "E.presented(action:)"));
+        assert_eq!(check("StackState/case", None), (1, None));
+        assert_eq!(check("Reducer()", Some("M/Reducer")), (1, None), "the module's macro, from the protocol's page");
+        // inherited from RandomAccessCollection: not judged; a near miss still is
+        assert_eq!(check("StackState/popLast()", None), (0, None));
+        assert!(check("StackState/apend(_:)", None).1.is_some_and(|m| m.contains("did you mean `append(_:)`")));
+        // a type without conformances has only the members the workspace declares
+        assert!(check("Plain/popLast()", None).1.is_some_and(|m| m.contains("`Plain` has no member `popLast`")));
+        assert_eq!(check("hello/py", None), (0, None));
+        assert!(declares_conformance("extension Deque: Equatable where Element: Equatable"));
+        assert!(!declares_conformance("public enum E<T: Hashable> where T: Sendable"));
     }
 
     #[test]
