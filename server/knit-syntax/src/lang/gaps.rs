@@ -761,10 +761,12 @@ pub(crate) fn swift_init_where_line_breaks(src: &str, out: &mut Vec<Repair>) {
         if !(b[k..].starts_with(b"where") && !b.get(k + 5).is_some_and(|&c| is_word_byte(c))) {
             continue;
         }
-        // up to the body's `{`, at depth 0 of (), [] and <>
+        // up to the body's `{`, at depth 0 of (), [] and <>; a clause is a few lines, and
+        // the bound keeps a file of unclosed clauses linear
         let mut depth = 0i32;
         let mut i = k + 5;
-        while let Some(&c) = b.get(i) {
+        let stop = (k + 5 + 4096).min(b.len());
+        while let Some(&c) = b[..stop].get(i) {
             match c {
                 b'(' | b'[' | b'<' => depth += 1,
                 b')' | b']' => depth -= 1,
