@@ -35,9 +35,9 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// 3: `over_budget`; 4: grammar-gap repairs (the same text can now parse without errors);
 /// 5: export aliases; 6: print scheme 2 (see [`PRINT_SCHEME`]); 7: more grammar-gap
 /// repairs (Swift directives, accessors and `case` patterns; `&` in TSX attributes);
-/// 8: print scheme 3; 9: Swift macro declarations and three more Swift repairs (an
+/// 8: print scheme 3; 9: Swift macro declarations and more Swift repairs (an
 /// initializer's `where` clause continued after a comma, `$` inside identifiers,
-/// CasePaths' prefix `/`).
+/// CasePaths' prefix `/`, attributes over several lines in an attribute-only `#if` group).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
 pub const SCHEME_VERSION: u32 = 9;
 

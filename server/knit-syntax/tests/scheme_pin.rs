@@ -10,7 +10,7 @@ use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
 const PINNED_VERSION: u32 = 9;
-const PINNED_DIGEST: &str = "a7c9f8034a1b097e";
+const PINNED_DIGEST: &str = "ef5f865ec9c0305a";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

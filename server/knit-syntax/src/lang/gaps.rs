@@ -609,6 +609,9 @@ pub(crate) fn swift_misplaced_directives(src: &str, out: &mut Vec<Repair>) {
         )
     };
     let mut open: Vec<Group> = Vec::new();
+    // Parentheses an attribute has left open (`@available(` / `iOS,` / `deprecated: 9999`
+    // / `)`, swift-composable-architecture's layout): its next lines are attribute lines.
+    let mut attribute_open = 0i64;
     let mut line_start = 0;
     while line_start < b.len() {
         let first = skip_blanks(b, line_start);
@@ -616,6 +619,9 @@ pub(crate) fn swift_misplaced_directives(src: &str, out: &mut Vec<Repair>) {
             .iter()
             .position(|&c| c == b'\n')
             .map_or(b.len(), |p| first + p);
+        if directive_at(b, first).is_some() {
+            attribute_open = 0;
+        }
         match directive_at(b, first) {
             Some("#if") => {
                 let after_switch = prev_code(b, first).is_some_and(|(q, c)| {
@@ -659,12 +665,19 @@ pub(crate) fn swift_misplaced_directives(src: &str, out: &mut Vec<Repair>) {
             }
             None if first >= end => {}
             None => {
+                let continued = attribute_open > 0;
                 if let Some(g) = open.last_mut() {
                     if b[first] == b'@' {
                         g.any_attribute = true;
-                    } else {
+                    } else if !continued {
                         g.attributes_only = false;
                     }
+                }
+                if continued || b[first] == b'@' {
+                    let line = &b[first..end];
+                    let balance = line.iter().filter(|&&c| c == b'(').count() as i64
+                        - line.iter().filter(|&&c| c == b')').count() as i64;
+                    attribute_open = (attribute_open + balance).max(0);
                 }
             }
         }
@@ -1052,6 +1065,12 @@ mod tests {
                 "cut \"#endif\""
             ]
         );
+    }
+
+    #[test]
+    fn attribute_only_groups_with_attributes_over_several_lines() {
+        let src = "  #if X\n    @available(*, deprecated)\n  #else\n    @available(\n      iOS,\n      deprecated: 9999\n    )\n  #endif\n  public static func f() {}\n#if Y\n@a(\n  x)\nlet y = 1\n#endif\n";
+        assert_eq!(cuts(swift_misplaced_directives, src), ["cut \"#if X\"", "cut \"#else\"", "cut \"#endif\""]);
     }
 
     #[test]
