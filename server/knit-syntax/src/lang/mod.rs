@@ -254,6 +254,8 @@ fn parse_tree(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<Tre
 
 /// [`parse_tree`] with the spans `excised` (sorted, disjoint) hidden from the parser.
 fn parse_tree_without(lang: Lang, source: &str, deadline: Option<Instant>, excised: &[std::ops::Range<usize>]) -> Result<Tree, NoTree> {
+    let guarded = scanner_guard(lang, source);
+    let source: &str = guarded.as_deref().unwrap_or(source);
     with_parser(lang, |parser| {
         if !excised.is_empty() && parser.set_included_ranges(&included_ranges(source, excised)).is_err() {
             return Err(NoTree::OverBudget);
@@ -289,6 +291,32 @@ fn parse_tree_without(lang: Lang, source: &str, deadline: Option<Instant>, excis
             }
         }
     })
+}
+
+/// tree-sitter-swift 0.7's external scanner reads past the end of its directive names
+/// when a directive word (`#else`, `#endif`) is followed by a NUL byte or by the end of
+/// the input: a global-buffer over-read that AddressSanitizer reports (found by the
+/// `syntax` fuzz target; a file ending in `#endif` without a line break is enough). The
+/// parser is given a text without that shape: NUL bytes become blanks (same length, no
+/// offset moves) and a text ending in a directive word gets a line break after it, past
+/// the original end. Names and tokens are read from the original text, whose offsets this
+/// one shares; every node ends by the original end except the tree's root.
+fn scanner_guard(lang: Lang, source: &str) -> Option<String> {
+    if lang != Lang::Swift {
+        return None;
+    }
+    let b = source.as_bytes();
+    let word = b.iter().rev().take_while(|c| c.is_ascii_alphabetic()).count();
+    let ends_in_directive = word > 0 && b.len() > word && b[b.len() - word - 1] == b'#';
+    let has_nul = b.contains(&0);
+    if !ends_in_directive && !has_nul {
+        return None;
+    }
+    let mut text = if has_nul { source.replace('\0', " ") } else { source.to_string() };
+    if ends_in_directive {
+        text.push('\n');
+    }
+    Some(text)
 }
 
 /// The complement of `excised` in `source`, as tree-sitter ranges (byte and point).
@@ -902,6 +930,19 @@ mod tests {
     /// hashes exactly the source's own tokens — excised ones where they stand, overwritten
     /// bytes as the original text — which is what a grammar that read the construct would
     /// hash. So no fingerprint depends on whether the file needed a repair.
+    #[test]
+    fn swift_texts_the_scanner_would_read_past_are_guarded() {
+        assert_eq!(scanner_guard(Lang::Swift, "#if X\nlet a = 1\n#endif").as_deref(), Some("#if X\nlet a = 1\n#endif\n"));
+        assert_eq!(scanner_guard(Lang::Swift, "let a = \"\0\"\n#else\0").as_deref(), Some("let a = \" \"\n#else "));
+        assert!(scanner_guard(Lang::Swift, "let a = 1\n#endif\n").is_none());
+        assert!(scanner_guard(Lang::Swift, "let a = b#c").is_some(), "any word after # at the end is guarded");
+        assert!(scanner_guard(Lang::Rust, "x\n#endif").is_none());
+        // the same declarations as with the line break the file lacks
+        let (bare, broken) = (crate::parse(Lang::Swift, "#if X\nfunc f() {}\n#endif"), crate::parse(Lang::Swift, "#if X\nfunc f() {}\n#endif\n"));
+        assert!(!bare.has_error);
+        assert_eq!(bare.declarations, broken.declarations);
+    }
+
     #[test]
     fn swift_repairs_clear_each_gap_and_hash_the_sources_own_tokens() {
         let cases = [
