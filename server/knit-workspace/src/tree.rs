@@ -94,6 +94,11 @@ impl SourceTree for DiskTree {
     /// confined layer, at most [`MAX_IGNORE_FILE_BYTES`] each); the nearest file with a
     /// rule for the path decides, as in git (a `!` rule there un-ignores it).
     fn ignored_by(&self, path: &str) -> Option<String> {
+        // Only a relative path inside the root: the ignore crate asserts (panics) when
+        // asked about a path outside its base, and a link target comes from the doc.
+        if path.is_empty() || std::path::Path::new(path).has_root() || path.split(['/', '\\']).any(|s| s == "..") {
+            return None;
+        }
         let mut dirs: Vec<&str> = path.match_indices('/').map(|(i, _)| &path[..i]).collect();
         dirs.insert(0, "");
         for dir in dirs.into_iter().rev() {
@@ -159,5 +164,9 @@ mod tests {
         assert_eq!(t.ignored_by("docs/build.log").as_deref(), Some(".gitignore"));
         assert_eq!(t.ignored_by("docs/guide.md"), None);
         assert_eq!(t.ignored_by("settings.md"), None, "`/settings.md` in docs/.gitignore is anchored to docs/");
+        // never a panic for a path outside the root
+        assert_eq!(t.ignored_by("/etc/passwd"), None);
+        assert_eq!(t.ignored_by("docs/../../x.log"), None);
+        assert_eq!(t.ignored_by(""), None);
     }
 }

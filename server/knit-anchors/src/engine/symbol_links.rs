@@ -173,7 +173,9 @@ impl Session<'_> {
             let simple = strip_labels(name.rsplit('.').next().unwrap_or(name));
             let matches = |&(fi, di): &(usize, usize)| {
                 let d = &index.files[fi].1.declarations[di];
-                let qualified = d.qualified_name.replace('`', "");
+                // Backticks are rare: no copy of every candidate's name for them.
+                let qualified: std::borrow::Cow<str> =
+                    if d.qualified_name.contains('`') { d.qualified_name.replace('`', "").into() } else { d.qualified_name.as_str().into() };
                 // DocC names an enum case with associated values by its labels
                 // (``Action/presented(_:)``); knit names the case alone. Only with its
                 // container named: a bare ``run(…)`` is no nested `Effect.Operation.run`.
