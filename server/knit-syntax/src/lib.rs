@@ -37,9 +37,11 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// repairs (Swift directives, accessors and `case` patterns; `&` in TSX attributes);
 /// 8: print scheme 3; 9: Swift macro declarations and more Swift repairs (an
 /// initializer's `where` clause continued after a comma, `$` inside identifiers,
-/// CasePaths' prefix `/`, attributes over several lines in an attribute-only `#if` group).
+/// CasePaths' prefix `/`, attributes over several lines in an attribute-only `#if` group);
+/// 10: TypeScript, JavaScript and Swift repairs from elysia, drizzle-orm, TanStack Router,
+/// swift-openapi-generator and swift-dependencies, and a second round of repairs.
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 9;
+pub const SCHEME_VERSION: u32 = 10;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

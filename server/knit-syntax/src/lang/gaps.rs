@@ -6,8 +6,11 @@
 //! Found with `knit bench coverage` on real repositories (README): TypeScript variance
 //! annotations and `export type *` (zod, trpc), call signatures on a line of their own
 //! (the upstream tree-sitter-typescript issue #335), Swift's `__owned`/`__shared`
-//! parameter modifiers (swift-collections). Scans are linear and bounded by the caller's
-//! repair limit.
+//! parameter modifiers (swift-collections), and later from repositories no repair had
+//! been made from (elysia, drizzle-orm, TanStack Router, swift-openapi-generator,
+//! swift-dependencies, swift-composable-architecture). Some finders take the regions the
+//! tree marks as errors (JSX text, template literal types) instead of scanning the text.
+//! Scans are linear and bounded by the caller's repair limit.
 
 use super::Repair;
 
@@ -72,6 +75,32 @@ fn prev_code(src: &[u8], mut i: usize) -> Option<(usize, u8)> {
     }
 }
 
+/// [`prev_code`], also stepping back over `//` comments (TypeScript's and Swift's): a
+/// comment line between type parameters (`},\n  // ? scoped\n  in out E = {…}`). The
+/// first `//` of the line counts; one inside a string only makes a repair be missed. The
+/// look-back stops 4 KiB before `i` or after 8 comment lines (a file of many `in` stays
+/// linear).
+fn prev_ts_code(src: &[u8], mut i: usize) -> Option<(usize, u8)> {
+    let floor = i.saturating_sub(4096);
+    // a few comment lines at most (real parameter lists hold one or two)
+    for _ in 0..8 {
+        let (p, b) = prev_code(src, i)?;
+        if p < floor {
+            return None;
+        }
+        let line_start = match src[floor..p].iter().rposition(|&c| c == b'\n') {
+            Some(q) => floor + q + 1,
+            None if floor == 0 => 0,
+            None => return None,
+        };
+        match find(&src[line_start..=p], b"//") {
+            Some(q) => i = line_start + q,
+            None => return Some((p, b)),
+        }
+    }
+    None
+}
+
 fn find_back(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).rposition(|w| w == needle)
 }
@@ -88,34 +117,51 @@ fn skip_word(src: &[u8], mut i: usize) -> usize {
 /// of them. The keyword(s) and the blanks after them are excised.
 pub(crate) fn typescript_variance(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    let mut taken: Vec<(usize, usize)> = Vec::new();
+    // where the `out` of an `in out` already taken stands
+    let mut taken_outs: std::collections::HashSet<usize> = std::collections::HashSet::new();
     for kw in [&b"in"[..], &b"out"[..]] {
         for at in word_at(b, kw) {
-            if taken.iter().any(|&(s, e)| s <= at && at < e) {
-                continue; // the `out` of an `in out` already taken
-            }
-            // After `<` or `,` of a type parameter list (comments between)…
-            if !matches!(prev_code(b, at), Some((_, b'<' | b','))) {
+            if taken_outs.contains(&at) {
                 continue;
             }
-            // …`in out` as one annotation…
+            // `in out` as one annotation…
             let mut end = skip_blanks(b, at + kw.len());
-            if kw == b"in" && b[end..].starts_with(b"out") && b.get(end + 3).is_some_and(|&c| c == b' ' || c == b'\t') {
+            let mut out_at = None;
+            if kw == b"in"
+                && b[end..].starts_with(b"out")
+                && b.get(end + 3).is_some_and(|&c| c == b' ' || c == b'\t')
+            {
+                out_at = Some(end);
                 end = skip_blanks(b, end + 3);
             }
             if end == at + kw.len() {
                 continue; // no blank: `in`/`out` is the parameter's own name
             }
-            // …then the parameter's name, then what may follow a type parameter.
+            // …then the parameter's name, then what may follow a type parameter…
             let name_end = skip_word(b, end);
             if name_end == end {
                 continue;
             }
             let next = skip_space(b, name_end);
-            let follows = b[next..].starts_with(b"extends") || matches!(b.get(next), Some(b'=' | b',' | b'>'));
+            let follows = b[next..].starts_with(b"extends")
+                || matches!(b.get(next), Some(b'=' | b',' | b'>'));
+            // …after `<` or `,` of a type parameter list (comments between, and a TS 5.0
+            // `const` modifier: elysia's `<const in out BasePath extends string = ''>`).
+            // Looked at last: the look-back is the costly part.
+            let before = || match prev_ts_code(b, at) {
+                Some((p, b't'))
+                    if p >= 4
+                        && &b[p - 4..=p] == b"const"
+                        && (p < 5 || !is_word_byte(b[p - 5])) =>
+                {
+                    prev_ts_code(b, p - 4)
+                }
+                other => other,
+            };
+            let follows = follows && matches!(before(), Some((_, b'<' | b',')));
             if follows {
                 out.push(Repair::Excise { start: at, end });
-                taken.push((at, end));
+                taken_outs.extend(out_at);
             }
         }
     }
@@ -133,6 +179,80 @@ pub(crate) fn typescript_export_type_star(src: &str, out: &mut Vec<Repair>) {
         let Some((p, _)) = prev_non_space(b, at) else { continue };
         if p >= 5 && &b[p - 5..=p] == b"export" && (p < 6 || !is_word_byte(b[p - 6])) {
             out.push(Repair::Excise { start: at, end: after });
+        }
+    }
+}
+
+/// `using` as a plain identifier (drizzle's `using(using: string)`, `const [name, using]`,
+/// `{ using: using ? using : undefined }`): the grammar's TypeScript 5.2 `using`
+/// declarations made the word a keyword it accepts as a name almost nowhere. Where it is
+/// not a declaration's keyword — which a name follows, `using res = …` — one letter is
+/// overwritten (`usinq`), making an identifier of the same length; names are read from
+/// the original text.
+pub(crate) fn typescript_using_identifiers(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"using") {
+        let next = skip_blanks(b, at + 5);
+        let declares = next > at + 5
+            && b.get(next)
+                .is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'$');
+        if !declares {
+            out.push(Repair::Overwrite {
+                at: at + 4,
+                byte: b'q',
+            });
+        }
+    }
+}
+
+/// Escapes in a template literal type (``type E<P> = `install \`${P}\``  ``): the
+/// grammar reads no backslash there, though TypeScript does. Each `\x` inside the
+/// literal's text becomes two blanks (the literal's text is hashed from the original).
+/// The literals are found from the tree's `template_literal_type` nodes with errors
+/// (`starts`: their opening backticks); the scan of one stops after 4 KiB.
+pub(crate) fn typescript_template_type_escapes(src: &str, starts: &[usize], out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for &open in starts {
+        if b.get(open) != Some(&b'`') {
+            continue;
+        }
+        let end = b.len().min(open + 4096);
+        let mut i = open + 1;
+        while i < end {
+            match b[i] {
+                b'`' => break,
+                b'\\' if i + 1 < end => {
+                    // only printable ASCII is overwritten (a repair never touches a
+                    // line break or a multi-byte character)
+                    out.push(Repair::Overwrite { at: i, byte: b' ' });
+                    if b[i + 1].is_ascii_graphic() {
+                        out.push(Repair::Overwrite {
+                            at: i + 1,
+                            byte: b' ',
+                        });
+                    }
+                    i += 2;
+                }
+                b'$' if b.get(i + 1) == Some(&b'{') => {
+                    // a placeholder's type: skip to its closing brace
+                    let mut depth = 0usize;
+                    while i < end {
+                        match b[i] {
+                            b'{' => depth += 1,
+                            b'}' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                _ => i += 1,
+            }
         }
     }
 }
@@ -196,6 +316,122 @@ pub(crate) fn tsx_bare_ampersands(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// A member named `in` or `instanceof` on a line of its own after a member without a
+/// `;` (Prisma's generated `equals?: string` / `in?: string[]`): the grammar continues
+/// the previous type with the operator instead of ending the member. As for line-initial
+/// signatures, a `;` over the last blank of the indentation ends the member before it.
+pub(crate) fn typescript_line_initial_operator_members(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for word in [&b"in"[..], &b"instanceof"[..]] {
+        for at in word_at(b, word) {
+            // first on its line after some indentation (looked at backwards: O(indent))
+            let line_start = at
+                - b[..at]
+                    .iter()
+                    .rev()
+                    .take_while(|&&c| c == b' ' || c == b'\t')
+                    .count();
+            if line_start == at || (line_start > 0 && b[line_start - 1] != b'\n') {
+                continue;
+            }
+            let mut next = skip_blanks(b, at + word.len());
+            if b.get(next) == Some(&b'?') {
+                next = skip_blanks(b, next + 1);
+            }
+            if b.get(next) != Some(&b':') {
+                continue;
+            }
+            if let Some((_, prev)) = prev_non_space(b, line_start) {
+                if !matches!(
+                    prev,
+                    b'{' | b';' | b',' | b'(' | b'[' | b'=' | b'<' | b'|' | b'&' | b'?' | b':'
+                ) {
+                    out.push(Repair::Overwrite {
+                        at: at - 1,
+                        byte: b';',
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// A bare `&` in JSX text (`<a>Reset & Run</a>`): as in attribute strings (see
+/// [`tsx_bare_ampersands`]) the TSX grammar wants a character reference there; React
+/// renders the `&` as it is. In the error regions the grammar left among a JSX element's
+/// children (`texts`), a `&` that starts no reference like `&amp;` becomes `+`.
+pub(crate) fn tsx_text_ampersands(src: &str, texts: &[(usize, usize)], out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for &(start, end) in texts {
+        for i in start..end.min(b.len()) {
+            if b[i] != b'&' || b.get(i + 1) == Some(&b'&') || (i > 0 && b[i - 1] == b'&') {
+                continue; // `&&` is an operator, never text
+            }
+            let name = skip_word(b, i + 1 + (b.get(i + 1) == Some(&b'#')) as usize);
+            if !(name > i + 1 && b.get(name) == Some(&b';')) {
+                out.push(Repair::Overwrite { at: i, byte: b'+' });
+            }
+        }
+    }
+}
+
+/// A reserved word as a JSX attribute's name (`<div class="p-2">`, `<label for="x">`,
+/// as Solid, Preact and Vue write them): tree-sitter-javascript reads the keyword and
+/// fails, though JSX names may be any word (the TSX grammar reads them). Where the word
+/// follows a blank and `=` then a string or `{` follow — never valid JavaScript for a
+/// reserved word — its first letter becomes `_`; names are read from the original text.
+pub(crate) fn jsx_reserved_attribute_names(src: &str, out: &mut Vec<Repair>) {
+    const RESERVED: [&[u8]; 24] = [
+        b"class",
+        b"for",
+        b"if",
+        b"in",
+        b"new",
+        b"default",
+        b"function",
+        b"do",
+        b"else",
+        b"var",
+        b"const",
+        b"case",
+        b"return",
+        b"switch",
+        b"while",
+        b"with",
+        b"delete",
+        b"typeof",
+        b"void",
+        b"import",
+        b"export",
+        b"extends",
+        b"instanceof",
+        b"this",
+    ];
+    let b = src.as_bytes();
+    // one pass over the `=` signs: the word before each, if a string or `{` follows
+    for eq in 0..b.len() {
+        if b[eq] != b'=' || !matches!(b.get(skip_blanks(b, eq + 1)), Some(b'"' | b'\'' | b'{')) {
+            continue;
+        }
+        let word_end = eq
+            - b[..eq]
+                .iter()
+                .rev()
+                .take_while(|&&c| c == b' ' || c == b'\t')
+                .count();
+        let word_len = b[..word_end]
+            .iter()
+            .rev()
+            .take(11)
+            .take_while(|&&c| is_word_byte(c))
+            .count();
+        let at = word_end - word_len;
+        if at > 0 && b[at - 1].is_ascii_whitespace() && RESERVED.contains(&&b[at..word_end]) {
+            out.push(Repair::Overwrite { at, byte: b'_' });
+        }
+    }
+}
+
 /// Swift's underscored ownership modifiers on parameter types, `x: __owned T` and
 /// `x: __shared T`, which tree-sitter-swift 0.7 does not know (`borrowing`, `consuming`
 /// and `inout` it does): the modifier and its blanks are excised.
@@ -208,6 +444,88 @@ pub(crate) fn swift_underscored_ownership(src: &str, out: &mut Vec<Repair>) {
             }
             let end = skip_blanks(b, at + kw.len());
             if end > at + kw.len() && b.get(end).is_some_and(|&c| is_word_byte(c) || c == b'(' || c == b'[') {
+                out.push(Repair::Excise { start: at, end });
+            }
+        }
+    }
+}
+
+/// Members named `try` or `await` (swift-openapi-generator's `case .try(…)`,
+/// `kind: .await`): Swift reads a keyword after `.` as a member name, tree-sitter-swift
+/// 0.7 reads the keyword. Its first letter is capitalised (`.Try`), an identifier of the
+/// same length; names are read from the original text.
+pub(crate) fn swift_keyword_members(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for word in [&b"try"[..], &b"await"[..]] {
+        for at in word_at(b, word) {
+            if at > 0 && b[at - 1] == b'.' && (at < 2 || b[at - 2] != b'.') {
+                out.push(Repair::Overwrite {
+                    at,
+                    byte: word[0].to_ascii_uppercase(),
+                });
+            }
+        }
+    }
+}
+
+/// A key path whose first component is a subscript (`\\DependencyValues.[key: k]`, in
+/// swift-dependencies): tree-sitter-swift 0.7 marks the `.[` as an error. The `.` becomes a
+/// blank, `\\DependencyValues [key: k]`, which it reads as the same key path; without a
+/// root (`\\.[i]`) it becomes `_`.
+pub(crate) fn swift_key_path_subscript_dot(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b".[") {
+        let dot = i + p;
+        i = dot + 2;
+        // back over the root type's name (`Values`, `A.B`), at most 256 bytes
+        let floor = dot.saturating_sub(256);
+        let mut j = dot;
+        while j > floor && (is_word_byte(b[j - 1]) || b[j - 1] == b'.') {
+            j -= 1;
+        }
+        if j < dot && j > 0 && b[j - 1] == b'\\' && is_word_byte(b[dot - 1]) {
+            out.push(Repair::Overwrite {
+                at: dot,
+                byte: b' ',
+            });
+        } else if dot > 0 && b[dot - 1] == b'\\' {
+            // no root type (`\\.[i]`): `\\_[i]`, a root the grammar reads
+            out.push(Repair::Overwrite {
+                at: dot,
+                byte: b'_',
+            });
+        }
+    }
+}
+
+/// A computed property whose body starts with a modified local type
+/// (`var v: T {\n  final class Ref { … }`): tree-sitter-swift 0.7 reads a modifier right
+/// after the `{` as the start of an accessor block and fails; after any other statement
+/// it reads the type. The modifier (`final`, `private`, `fileprivate`) and its blanks are
+/// excised where a `class`, `struct`, `enum` or `actor` follows and the `{` closes a
+/// line that declares a `var`.
+pub(crate) fn swift_modified_local_type_first_in_getter(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for word in [&b"final"[..], &b"private"[..], &b"fileprivate"[..]] {
+        for at in word_at(b, word) {
+            let end = skip_blanks(b, at + word.len());
+            let kind_end = skip_word(b, end);
+            if end == at + word.len()
+                || !matches!(&b[end..kind_end], b"class" | b"struct" | b"enum" | b"actor")
+            {
+                continue;
+            }
+            let Some((brace, b'{')) = prev_code(b, at) else {
+                continue;
+            };
+            // the `{` closes a line declaring a `var` (its last 256 bytes)
+            let floor = brace.saturating_sub(256);
+            let line_start = b[floor..brace]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(floor, |p| floor + p + 1);
+            if !word_at(&b[line_start..brace], b"var").is_empty() {
                 out.push(Repair::Excise { start: at, end });
             }
         }
@@ -771,7 +1089,7 @@ pub(crate) fn swift_init_where_line_breaks(src: &str, out: &mut Vec<Repair>) {
                 k = skip_space(b, k + effect.len());
             }
         }
-        if !(b[k..].starts_with(b"where") && !b.get(k + 5).is_some_and(|&c| is_word_byte(c))) {
+        if !b[k..].starts_with(b"where") || b.get(k + 5).is_some_and(|&c| is_word_byte(c)) {
             continue;
         }
         // up to the body's `{`, at depth 0 of (), [] and <>; a clause is a few lines, and
@@ -918,6 +1236,134 @@ mod tests {
         assert!(cuts(typescript_variance, "type F<in> = 1").is_empty(), "a parameter named `in` is not an annotation");
         assert!(cuts(typescript_variance, "if (a < out) {}").is_empty());
         assert_eq!(cuts(typescript_variance, "interface O<\n  /** @ts-ignore */\n  out S extends A = B,\n> {}"), ["cut \"out \""]);
+    }
+
+    #[test]
+    fn variance_after_const_and_comment_lines() {
+        let src = "class E<\n  const in out B extends string = '',\n  // ? scoped\n  in out F = {},\n  /** d */ out G,\n> {}";
+        assert_eq!(
+            cuts(typescript_variance, src),
+            ["cut \"in out \"", "cut \"in out \"", "cut \"out \""]
+        );
+        assert!(
+            cuts(typescript_variance, "const in = 1; for (const k in o) {}").is_empty(),
+            "`const` alone is no parameter list"
+        );
+        assert!(
+            cuts(typescript_variance, "f(a, // x\n  in y)").is_empty(),
+            "no name, then `extends`, `=`, `,` or `>`"
+        );
+    }
+
+    #[test]
+    fn using_is_renamed_where_it_is_a_name_not_a_declaration() {
+        let src = "m(using: string) { this.u = using; }\nusing res = open();\nawait using r2 = g();\nconst [a, using] = x;";
+        let at = |needle: &str| src.find(needle).unwrap() + 4;
+        assert_eq!(
+            cuts(typescript_using_identifiers, src),
+            [
+                format!("{}:q", at("using:")),
+                format!("{}:q", at("using;")),
+                format!("{}:q", at("using]"))
+            ]
+        );
+    }
+
+    #[test]
+    fn template_type_escapes_become_blanks_outside_placeholders() {
+        let src = "type E<P> = `a \\`${P extends `x\\`` ? 1 : 2}\\` b`;";
+        let open = src.find('`').unwrap();
+        let found = {
+            let mut r = Vec::new();
+            typescript_template_type_escapes(src, &[open], &mut r);
+            r
+        };
+        let first = src.find("\\`").unwrap();
+        let last = src.rfind("\\`").unwrap();
+        assert_eq!(
+            found,
+            [
+                Repair::Overwrite {
+                    at: first,
+                    byte: b' '
+                },
+                Repair::Overwrite {
+                    at: first + 1,
+                    byte: b' '
+                },
+                Repair::Overwrite {
+                    at: last,
+                    byte: b' '
+                },
+                Repair::Overwrite {
+                    at: last + 1,
+                    byte: b' '
+                },
+            ],
+            "the escape inside the placeholder's type is not the literal's"
+        );
+    }
+
+    #[test]
+    fn operator_named_members_get_a_semicolon_before_them() {
+        let src = "type F = {\n  equals?: string\n  in?: string[]\n  instanceof: X\n}\nfor (const k\n  in o) {}\nx = {\n  in: 1 }";
+        let a = src.find("  in?").unwrap() + 1;
+        let b = src.find("  instanceof").unwrap() + 1;
+        assert_eq!(
+            cuts(typescript_line_initial_operator_members, src),
+            [format!("{a}:;"), format!("{b}:;")]
+        );
+    }
+
+    #[test]
+    fn jsx_text_ampersands_only_in_error_regions_and_never_references_or_operators() {
+        let src = "<a>Reset & Run &amp; go {a && b}</a>";
+        let found = {
+            let mut r = Vec::new();
+            tsx_text_ampersands(src, &[(0, src.len())], &mut r);
+            r
+        };
+        assert_eq!(
+            found,
+            [Repair::Overwrite {
+                at: src.find("& Run").unwrap(),
+                byte: b'+'
+            }]
+        );
+    }
+
+    #[test]
+    fn reserved_jsx_attribute_names_but_not_code() {
+        let src = "<div class=\"p\" for={x}>\nclass A {}\nif (a == b) {}\nconst o = { class: 1 }\n<i\n  default='x'/>";
+        assert_eq!(
+            cuts(jsx_reserved_attribute_names, src),
+            [
+                format!("{}:_", src.find("class=").unwrap()),
+                format!("{}:_", src.find("for=").unwrap()),
+                format!("{}:_", src.find("default=").unwrap())
+            ]
+        );
+    }
+
+    #[test]
+    fn swift_keyword_members_key_path_subscripts_and_getter_local_types() {
+        let src = "case .try(x): f(.await)\ntry g()\nawait h()\na...try";
+        assert_eq!(cuts(swift_keyword_members, src), ["6:T", "17:A"]);
+        let kp = "let k = \\Values.[key: 1]\nlet v = a.[0]\nlet w = \\A.B.[0]\nf(\\.[i])";
+        let dots: Vec<usize> = kp.match_indices(".[").map(|(i, _)| i).collect();
+        assert_eq!(
+            cuts(swift_key_path_subscript_dot, kp),
+            [
+                format!("{}: ", dots[0]),
+                format!("{}: ", dots[2]),
+                format!("{}:_", dots[3])
+            ]
+        );
+        let getter = "var v: Int {\n  final class Ref {}\n  return 1\n}\nfunc f() {\n  final class G {}\n}\nstruct S {\n  private struct T {}\n}";
+        assert_eq!(
+            cuts(swift_modified_local_type_first_in_getter, getter),
+            ["cut \"final \""]
+        );
     }
 
     #[test]
@@ -1105,8 +1551,16 @@ mod tests {
             "}\nx: {\n".repeat(n),
             " ; ".repeat(n),
             "a=\"&&&&&&&&\" ".repeat(n),
+            "<in x> ".repeat(n),
+            format!("<{}", "// c\n in x, ".repeat(n)),
+            "using ".repeat(n),
+            " in: ".repeat(n),
+            "\n in?: x ".repeat(n),
+            " class=\"".repeat(n),
+            ".try.await\\a.[".repeat(n),
+            "var {final class ".repeat(n),
         ];
-        let finders: [fn(&str, &mut Vec<Repair>); 13] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 20] = [
             swift_condition_calls,
             swift_unknown_accessors,
             swift_case_range_parens,
@@ -1120,6 +1574,13 @@ mod tests {
             swift_unknown_modifiers,
             swift_lifetime_attributes,
             tsx_bare_ampersands,
+            typescript_variance,
+            typescript_using_identifiers,
+            typescript_line_initial_operator_members,
+            jsx_reserved_attribute_names,
+            swift_keyword_members,
+            swift_key_path_subscript_dot,
+            swift_modified_local_type_first_in_getter,
         ];
         for input in &inputs {
             for f in finders {

@@ -9,7 +9,8 @@
 //! Not anchorable yet: CommonJS assignments (`module.exports.f = …`, `exports.f = …`).
 
 use super::typescript::{self, ECMA_RULES, ECMA_RULES_V1};
-use super::{no_repairs, LanguageSpec, Lang};
+use super::{gaps, LanguageSpec, Lang, Repair};
+use tree_sitter::Node;
 
 pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
     lang: Lang::JavaScript,
@@ -20,6 +21,16 @@ pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
     earlier_rules: &[(1, &ECMA_RULES_V1)],
     declarations: typescript::declarations,
     imports: typescript::collect_imports,
-    repairs: no_repairs,
+    repairs,
     aliases: typescript::export_aliases,
 };
+
+/// The grammar gaps of JavaScript's JSX (see `gaps.rs`): reserved words as attribute
+/// names, and a bare `&` in attribute strings and in text.
+fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
+    let mut out = Vec::new();
+    gaps::jsx_reserved_attribute_names(src, &mut out);
+    gaps::tsx_bare_ampersands(src, &mut out);
+    gaps::tsx_text_ampersands(src, &typescript::jsx_error_texts(root), &mut out);
+    out
+}

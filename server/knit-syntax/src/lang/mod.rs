@@ -89,7 +89,7 @@ pub(crate) fn no_repairs(_root: Node<'_>, _src: &str) -> Vec<Repair> {
 
 /// One edit of a grammar-gap repair. Neither moves a byte or a line: names, positions and
 /// tokens are still read from the original text at the same offsets.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Repair {
     /// The printable ASCII byte at `at` becomes `byte` (printable ASCII too, never a line
     /// break). Overwriting a blank with punctuation the grammar wants (`;`) costs no
@@ -368,9 +368,31 @@ fn trees(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, R
         return Ok((tree, None));
     }
     let Some((text, excised)) = repaired(source, &repairs) else { return Ok((tree, None)) };
-    match parse_tree_without(lang, &text, deadline, &excised) {
-        Ok(better) => Ok((tree, Some((better, excised)))),
-        Err(NoTree::OverBudget) => Ok((tree, None)),
+    let better = match parse_tree_without(lang, &text, deadline, &excised) {
+        Ok(better) => better,
+        Err(NoTree::OverBudget) => return Ok((tree, None)),
+        Err(NoTree::Deadline) => return Err(NoTree::Deadline),
+    };
+    if !better.root_node().has_error() {
+        return Ok((tree, Some((better, excised))));
+    }
+    // A second round, once: one gap can hide another from the finders that read the
+    // tree's error regions (a JSX `class=` and a bare `&` in the same element). The
+    // finders run on the repaired tree and text (same offsets); their new repairs join
+    // the first ones, applied to the original text, and the result is kept when it has
+    // fewer error sites.
+    let first: std::collections::HashSet<&Repair> = repairs.iter().collect();
+    let more: Vec<Repair> = (spec(lang).repairs)(better.root_node(), &text).into_iter().filter(|r| !first.contains(r)).collect();
+    drop(first);
+    let mut all = repairs;
+    if more.is_empty() || all.len() + more.len() > MAX_REPAIRS {
+        return Ok((tree, Some((better, excised))));
+    }
+    all.extend(more);
+    let Some((text2, excised2)) = repaired(source, &all) else { return Ok((tree, Some((better, excised)))) };
+    match parse_tree_without(lang, &text2, deadline, &excised2) {
+        Ok(second) if error_count(second.root_node()) < error_count(better.root_node()) => Ok((tree, Some((second, excised2)))),
+        Ok(_) | Err(NoTree::OverBudget) => Ok((tree, Some((better, excised)))),
         Err(NoTree::Deadline) => Err(NoTree::Deadline),
     }
 }

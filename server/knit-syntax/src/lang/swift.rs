@@ -75,6 +75,9 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_init_where_line_breaks(src, &mut out);
     gaps::swift_dollar_inside_identifiers(src, &mut out);
     gaps::swift_case_path_prefix_slash(src, &mut out);
+    gaps::swift_keyword_members(src, &mut out);
+    gaps::swift_key_path_subscript_dot(src, &mut out);
+    gaps::swift_modified_local_type_first_in_getter(src, &mut out);
     local_statement_prefixes(root, src, &mut out);
     out
 }

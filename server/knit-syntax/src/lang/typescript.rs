@@ -30,7 +30,7 @@ pub(crate) static TYPESCRIPT: LanguageSpec = LanguageSpec {
     earlier_rules: &[(1, &ECMA_RULES_V1)],
     declarations,
     imports: collect_imports,
-    repairs: |_, src| repairs(src, false),
+    repairs: |root, src| repairs(root, src, false),
     aliases: export_aliases,
 };
 
@@ -43,22 +43,49 @@ pub(crate) static TSX: LanguageSpec = LanguageSpec {
     earlier_rules: &[(1, &ECMA_RULES_V1)],
     declarations,
     imports: collect_imports,
-    repairs: |_, src| repairs(src, true),
+    repairs: |root, src| repairs(root, src, true),
     aliases: export_aliases,
 };
 
 /// The grammar gaps of TypeScript and, with `tsx`, of TSX (see `gaps.rs`).
-fn repairs(src: &str, tsx: bool) -> Vec<Repair> {
+fn repairs(root: Node<'_>, src: &str, tsx: bool) -> Vec<Repair> {
     let mut out = Vec::new();
     gaps::typescript_variance(src, &mut out);
     gaps::typescript_export_type_star(src, &mut out);
+    gaps::typescript_using_identifiers(src, &mut out);
+    let mut template_types = Vec::new();
+    super::walk_errors(root, |n, _| {
+        if n.kind() == "template_literal_type" {
+            template_types.push(n.start_byte());
+        }
+        true
+    });
+    gaps::typescript_template_type_escapes(src, &template_types, &mut out);
+    gaps::typescript_line_initial_operator_members(src, &mut out);
     // In TSX a line-initial `<` is usually JSX, which the grammar reads.
     if !tsx {
         gaps::typescript_line_initial_signature(src, &mut out);
     } else {
         gaps::tsx_bare_ampersands(src, &mut out);
+        gaps::tsx_text_ampersands(src, &jsx_error_texts(root), &mut out);
     }
     out
+}
+
+/// The ERROR nodes among a JSX element's children: text the grammar choked on (for
+/// [`gaps::tsx_text_ampersands`]).
+pub(crate) fn jsx_error_texts(root: Node<'_>) -> Vec<(usize, usize)> {
+    let mut texts = Vec::new();
+    super::walk_errors(root, |n, parent| {
+        if n.is_error() {
+            if parent == "jsx_element" {
+                texts.push((n.start_byte(), n.end_byte()));
+            }
+            return false;
+        }
+        true
+    });
+    texts
 }
 
 /// Declarations of an ECMAScript module (TypeScript, TSX, JavaScript, JSX). A work
