@@ -761,6 +761,29 @@ fn a_docs_sites_routes_and_section_ids_are_read_as_the_site_serves_them() {
     );
 }
 
+/// What real sites do beyond their generator's documented rules (TanStack Router's
+/// `/router/latest/docs/…` routes, FastAPI's pages only English has, pydantic's
+/// attribute-list ids and mkdocstrings pages), checked through the binary: only the links
+/// those sites break too are reported. Before, this workspace gave 12 findings.
+#[test]
+fn real_sites_route_tails_translations_and_generated_ids() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/anchors/docs/012-site-tails-translations-attribute-lists-api-pages/before");
+    let out = check_folder(&root, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let broken: Vec<String> = report["broken_links"].as_array().unwrap().iter().map(|b| format!("{}:{} {}", b["doc"].as_str().unwrap(), b["line"], b["message"].as_str().unwrap())).collect();
+    assert_eq!(
+        broken,
+        [
+            "docs/start/guide/routing.md:5 broken link: /router/latest/docs/framework/react/guide/data-loading does not exist, nor a Markdown page a docs site would serve for it",
+            "docs/start/guide/routing.md:6 broken link: /query/latest does not exist, nor a Markdown page a docs site would serve for it",
+            "i18n/de/docs/help.md:4 broken link: i18n/de/docs/newsletter.md does not exist",
+            "site/migration.md:7 broken link: site/api/config.md has no section `#pydantic.fields`",
+            "site/migration.md:8 broken link: site/concepts/validators.md has no section `#model-after-validator`",
+        ]
+    );
+}
+
 /// `--root DIR` with a doc path relative to DIR (run from elsewhere, as a script or an
 /// agent does): the path is taken from the root when the current folder is outside the
 /// workspace, where before it was refused as "outside the workspace". A path that is

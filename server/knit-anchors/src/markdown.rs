@@ -145,8 +145,10 @@ pub struct DocScan {
     /// DocC and TSDoc symbol links outside links and headings.
     pub symbol_links: Vec<SymbolLink>,
     pub headings: Vec<Heading>,
-    /// The `id` and `name` attributes of the doc's HTML (`<a id="setup"></a>`): fragments a
-    /// link may name besides headings.
+    /// The `id` and `name` attributes of the doc's HTML (`<a id="setup"></a>`), and the
+    /// ids of Python-Markdown attribute lists outside headings (`{#field-validator}` after
+    /// a paragraph, mkdocs-autorefs' `[](){#typeddict}`): fragments a link may name
+    /// besides headings.
     pub html_ids: Vec<String>,
     /// Every link, image, reference definition and path-like code span, in source order.
     pub pointers: Vec<Pointer>,
@@ -183,7 +185,13 @@ pub fn scan(src: &str) -> DocScan {
     let mut link_stack: Vec<(usize, bool, usize)> = Vec::new(); // (start, is_inline, max inner end)
     let mut heading: Option<(u8, usize, String, Option<String>)> = None;
     let mut slugs = SlugCounter::default();
+    let mut in_code_block = false;
     for (event, range) in parser.into_offset_iter() {
+        match &event {
+            Event::Start(Tag::CodeBlock(_)) => in_code_block = true,
+            Event::End(TagEnd::CodeBlock) => in_code_block = false,
+            _ => {}
+        }
         if let Some(top) = link_stack.last_mut() {
             if !matches!(event, Event::End(TagEnd::Link)) && top.0 != range.start {
                 top.2 = top.2.max(range.end);
@@ -240,6 +248,15 @@ pub fn scan(src: &str) -> DocScan {
                 }
             }
             Event::Html(html) | Event::InlineHtml(html) => out.html_ids.extend(html_ids(&html)),
+            Event::Text(t) if heading.is_none() && !in_code_block && t.contains('{') => {
+                out.html_ids.extend(attribute_list_ids(&t));
+                if link_stack.is_empty() {
+                    for (at, len, target) in tsdoc_links(&src[range.clone()]) {
+                        let span = range.start + at..range.start + at + len;
+                        out.symbol_links.push(SymbolLink { kind: SymbolLinkKind::TsDoc, target, line: lines.line_of(span.start), span, page: None });
+                    }
+                }
+            }
             // Inside a link the code span is link text (often a converted mention).
             Event::Code(code) if link_stack.is_empty() => {
                 if let Some(target) = docc_symbol(&src[range.clone()], &code) {
@@ -432,6 +449,37 @@ pub fn includes(src: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The `#id`s of the Python-Markdown attribute lists in a run of text (`{#id}`,
+/// `{: #id .class key=value }`); a brace group holding anything else is not one.
+fn attribute_list_ids(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = text[from..].find('{') {
+        let open = from + p;
+        from = open + 1;
+        let Some(len) = text[open..].find('}').filter(|&l| l <= 256) else { continue };
+        let body = text[open + 1..open + len].trim_start_matches(':').trim();
+        let tokens: Vec<&str> = body.split_whitespace().collect();
+        let well_formed = !tokens.is_empty() && tokens.iter().all(|t| t.starts_with('#') || t.starts_with('.') || t.contains('='));
+        if well_formed {
+            out.extend(tokens.iter().filter_map(|t| t.strip_prefix('#')).filter(|id| !id.is_empty()).map(str::to_string));
+        }
+    }
+    out
+}
+
+/// The objects a page documents with mkdocstrings' `::: package.module` blocks: the page
+/// holds an anchor for each member it renders (`#package.module.Class`), which only the
+/// site's build knows. Their qualified names are the prefixes such fragments start with.
+pub fn api_directive_prefixes(src: &str) -> Vec<String> {
+    src.lines()
+        .filter_map(|l| l.trim_start().strip_prefix(":::"))
+        .map(|rest| rest.trim())
+        .filter(|name| !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.'))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The values of `id="…"` and `name="…"` attributes in a run of HTML.
@@ -723,5 +771,15 @@ mod tests {
     fn vitepress_includes_are_listed_as_written() {
         let src = "intro\n<!--@include: ./cli-generated.md-->\n<!--@include: ../parts/a.md{3,10}-->\n<!-- @include: x.md#region -->\n";
         assert_eq!(includes(src), vec!["./cli-generated.md", "../parts/a.md"]);
+    }
+
+    #[test]
+    fn attribute_lists_outside_headings_and_api_pages() {
+        assert_eq!(attribute_list_ids("* ***After*** validators\n{#field-after-validator}"), ["field-after-validator"]);
+        assert_eq!(attribute_list_ids("{: #legacy .note data-x=1 }"), ["legacy"]);
+        assert!(attribute_list_ids("a set {1, 2} and {@link Foo} and {x}").is_empty(), "brace groups that are no attribute list");
+        let scan = scan("[](){#typeddict}\n\n```\n{#in-code}\n```\n");
+        assert_eq!(scan.html_ids, ["typeddict"], "code blocks hold no ids");
+        assert_eq!(api_directive_prefixes("::: pydantic.config\n    options: x\n  ::: pkg.mod_b\n::: not a name\n"), ["pydantic.config", "pkg.mod_b"]);
     }
 }

@@ -54,7 +54,8 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
 pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<String> {
     let (file, slug) = match classify(doc, dest) {
         Ok(Some(Target::Page { path: route, slug, rooted })) => {
-            match session.resolve_route(doc, dest, &route, rooted) {
+            let fallback = || translation_fallback(doc, &route);
+            match session.resolve_route(doc, dest, &route, rooted).or_else(|| fallback().and_then(|r| session.resolve_route(doc, dest, &r, rooted))) {
                 Some(file) => (file, slug),
                 None => {
                     let shown = if rooted { format!("/{route}") } else { route.clone() };
@@ -72,6 +73,10 @@ pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> 
         }
         _ => (path.to_string(), None),
     };
+    let file = match translation_fallback(doc, &file) {
+        Some(english) if !session.tree.exists(&file) && session.tree.exists(&english) => english,
+        _ => file,
+    };
     if !session.tree.exists(&file) {
         return Some(format!("broken link: {file} does not exist{}", generated_note(session, &file)));
     }
@@ -82,6 +87,30 @@ pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> 
         }
     }
     None
+}
+
+/// Language folders a translated docs tree is recognised by (ISO 639-1 codes of the
+/// languages docs sites are most often translated into, and their regional forms).
+const LANGUAGES: [&str; 40] = [
+    "ar", "az", "bg", "bn", "ca", "cs", "da", "de", "el", "es", "fa", "fi", "fr", "he", "hi", "hu", "id", "it", "ja", "ko", "ms", "nb", "nl",
+    "no", "pl", "pt", "ro", "ru", "sk", "sr", "sv", "ta", "th", "tr", "uk", "ur", "uz", "vi", "zh", "yo",
+];
+
+/// The English page a translated docs tree falls back to (MkDocs' i18n plugins, FastAPI's
+/// `docs/de/docs/release-notes.md` → `docs/en/docs/release-notes.md`): when `path` and
+/// the doc share a folder named for a language (`de`, `pt-BR`, `zh_hant`), the same path
+/// under `en`. None when there is no such folder.
+fn translation_fallback(doc: &str, path: &str) -> Option<String> {
+    let is_language = |seg: &str| {
+        let base = seg.split(['-', '_']).next().unwrap_or("").to_ascii_lowercase();
+        LANGUAGES.contains(&base.as_str()) && seg.len() <= 8
+    };
+    let doc_segments: Vec<&str> = doc.split('/').collect();
+    let segments: Vec<&str> = path.split('/').collect();
+    let at = segments.iter().enumerate().position(|(i, s)| is_language(s) && doc_segments.get(i) == Some(s) && doc_segments[..i] == segments[..i])?;
+    let mut english: Vec<&str> = segments.clone();
+    english[at] = "en";
+    Some(english.join("/"))
 }
 
 /// For a missing path an ignore file covers: why it is probably missing (a build writes
@@ -113,7 +142,7 @@ fn page_has_fragment(session: &mut Session, file: &str, fragment: &str) -> bool 
             }
             continue;
         };
-        if fragments.names.contains(fragment) {
+        if fragments.holds(fragment) {
             return true;
         }
         queue.extend(fragments.includes.iter().cloned());
@@ -169,5 +198,19 @@ pub fn covering_declaration(decls: &[Declaration], start: u32, end: u32) -> Opti
             (covered * 2 > end - start).then_some(*i)
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::translation_fallback;
+
+    #[test]
+    fn translated_pages_fall_back_to_english() {
+        assert_eq!(translation_fallback("docs/de/docs/help.md", "docs/de/docs/newsletter.md").as_deref(), Some("docs/en/docs/newsletter.md"));
+        assert_eq!(translation_fallback("docs/pt-BR/a.md", "docs/pt-BR/guide/x").as_deref(), Some("docs/en/guide/x"));
+        assert_eq!(translation_fallback("docs/guide/a.md", "docs/guide/b.md"), None, "no language folder");
+        assert_eq!(translation_fallback("de/a.md", "api/de/b.md"), None, "the doc is not in that language's tree");
+        assert_eq!(translation_fallback("docs/de/a.md", "docs/fr/b.md"), None, "a link into another language stays as written");
     }
 }

@@ -1,8 +1,10 @@
 //! Docs-site routes: the workspace page a site generator serves for a link that names
 //! no file (`/guide/ui`, `../advanced/transports`, `/docs/faq`). The rules that need
 //! nothing but the link are [`page_candidates`]; this stage adds the ones that need the
-//! tree: MkDocs' directory URLs, Docusaurus' front-matter slugs, and DocC catalogues'
-//! links to the documentation of a module.
+//! tree: MkDocs' directory URLs, Docusaurus' front-matter slugs, DocC catalogues'
+//! links to the documentation of a module, and the tail of a rooted route on a site whose
+//! routing knit does not read (`/router/latest/docs/framework/react/guide/preloading`
+//! served from `docs/router/guide/preloading.md`).
 
 use super::session::{Seen, Session};
 use super::strip_bom;
@@ -28,7 +30,12 @@ impl Session<'_> {
     ///    `/blog/intro-x`), the one nearest the doc first;
     /// 4. in a DocC catalogue (`X.docc/`), a relative route whose first segment names a
     ///    module (`./basiccontainers/uniquearray` → `Sources/BasicContainers/`): DocC
-    ///    generates that page; only the module is checked.
+    ///    generates that page; only the module is checked;
+    /// 5. a rooted route of three or more segments on a site whose routing knit does not
+    ///    read (TanStack's `/router/latest/docs/framework/react/guide/preloading`): the page
+    ///    whose route ends with the route's last three, else last two, segments; among
+    ///    several, the one whose folders name the most of the route's other segments, then
+    ///    the nearest the doc. A renamed page matches no tail and stays broken.
     pub fn resolve_route(&mut self, doc: &str, dest: &str, route: &str, rooted: bool) -> Option<String> {
         if let Some(found) = page_candidates(doc, route, rooted).into_iter().find(|p| self.tree.exists(p)) {
             return Some(found);
@@ -47,7 +54,53 @@ impl Session<'_> {
         if !rooted && doc.contains(".docc/") {
             return self.docc_module(&raw);
         }
+        if rooted {
+            return self.page_by_route_tail(doc, route);
+        }
         None
+    }
+
+    /// Step 5 of [`Session::resolve_route`].
+    fn page_by_route_tail(&mut self, doc: &str, route: &str) -> Option<String> {
+        let segments: Vec<&str> = route_form(route).split('/').filter(|s| !s.is_empty()).collect();
+        if segments.len() < 3 {
+            return None;
+        }
+        let tails = self.route_tails();
+        for take in [3, 2] {
+            if take >= segments.len() {
+                continue;
+            }
+            let (head, tail) = segments.split_at(segments.len() - take);
+            let Some(pages) = tails.get(&tail.join("/").to_ascii_lowercase()) else { continue };
+            let named = |p: &str| p.split('/').filter(|f| head.iter().any(|h| h.eq_ignore_ascii_case(f))).count();
+            return pages.iter().max_by_key(|p| (named(p), shared_folders(doc, p), std::cmp::Reverse(p.len()))).cloned();
+        }
+        None
+    }
+
+    /// Every Markdown page (at most [`MAX_SLUG_PAGES`]) by the last two and the last three
+    /// segments of its route, lowercased: `docs/router/guide/preloading.md` under
+    /// `guide/preloading` and `router/guide/preloading`. Built once per session from the
+    /// file list alone.
+    fn route_tails(&mut self) -> std::sync::Arc<HashMap<String, Vec<String>>> {
+        if let Some(t) = &self.route_tails {
+            return t.clone();
+        }
+        let mut tails: HashMap<String, Vec<String>> = HashMap::new();
+        let files = self.tree.files();
+        for page in files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES) {
+            let form = route_form(page).to_ascii_lowercase();
+            let segments: Vec<&str> = form.split('/').filter(|s| !s.is_empty()).collect();
+            for take in [2, 3] {
+                if take <= segments.len() {
+                    tails.entry(segments[segments.len() - take..].join("/")).or_default().push(page.clone());
+                }
+            }
+        }
+        let tails = std::sync::Arc::new(tails);
+        self.route_tails = Some(tails.clone());
+        tails
     }
 
     /// The Markdown page whose front-matter `slug` is the longest run of `route`'s last
@@ -139,6 +192,16 @@ fn front_matter_slug(text: &str) -> Option<String> {
     None
 }
 
+/// A page's path or a route as the site's URL reads it: no `.md`/`.mdx`/`.html`
+/// extension, no final `index` or `README` page, no trailing slash.
+fn route_form(path: &str) -> &str {
+    let path = path.trim_end_matches('/');
+    let lower = path.to_ascii_lowercase();
+    let stem = [".md", ".mdx", ".html", ".htm"].iter().find(|e| lower.ends_with(**e)).map_or(path, |e| &path[..path.len() - e.len()]);
+    let lower = stem.to_ascii_lowercase();
+    ["/index", "/readme"].iter().find(|e| lower.ends_with(**e)).map_or(stem, |e| &stem[..stem.len() - e.len()])
+}
+
 /// Leading folders two paths share.
 fn shared_folders(a: &str, b: &str) -> usize {
     let (a, b) = (a.rsplit_once('/').map_or("", |x| x.0), b.rsplit_once('/').map_or("", |x| x.0));
@@ -157,6 +220,14 @@ mod tests {
         assert_eq!(front_matter_slug("---\nslug: /\n---\n"), None, "the site's root names no page");
         assert_eq!(front_matter_slug("# Title\nslug: /x\n"), None, "only in front matter");
         assert_eq!(front_matter_slug("---\ntitle: x\n---\nslug: /x\n"), None);
+    }
+
+    #[test]
+    fn route_forms() {
+        assert_eq!(route_form("docs/router/guide/preloading.md"), "docs/router/guide/preloading");
+        assert_eq!(route_form("docs/router/how-to/README.md"), "docs/router/how-to");
+        assert_eq!(route_form("/router/latest/docs/framework/react/overview/"), "/router/latest/docs/framework/react/overview");
+        assert_eq!(route_form("site/api/index.html"), "site/api");
     }
 
     #[test]

@@ -41,11 +41,14 @@ pub struct Session<'a> {
     /// Docusaurus front-matter slugs of every Markdown page (built on the first route no
     /// file resolves).
     pub(super) slugs: Option<Arc<HashMap<String, Vec<String>>>>,
+    /// Markdown pages by the last two and three segments of their route (built on the
+    /// first rooted route no other rule resolves; see `routes.rs`).
+    pub(super) route_tails: Option<Arc<HashMap<String, Vec<String>>>>,
 }
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted

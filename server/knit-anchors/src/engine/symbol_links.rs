@@ -102,7 +102,7 @@ fn case_labels_match(signature: &str, name: &str, wanted: &str) -> bool {
     };
     let mut labels = String::from("(");
     let (mut depth, mut element) = (0i32, String::new());
-    let mut close = |element: &str, labels: &mut String| {
+    let close = |element: &str, labels: &mut String| {
         let mut d = 0i32;
         let colon = element.char_indices().find(|&(_, c)| {
             match c {
