@@ -152,6 +152,9 @@ pub struct DocScan {
     pub html_ids: Vec<String>,
     /// Every link, image, reference definition and path-like code span, in source order.
     pub pointers: Vec<Pointer>,
+    /// Spans of the reference definitions no link or image uses (`[_]: _` kept as a
+    /// placeholder): CommonMark renders nothing for them, so no reader can follow one.
+    pub unused_definitions: Vec<Range<usize>>,
 }
 
 /// Byte offset → 1-based line.
@@ -177,11 +180,12 @@ pub fn scan(src: &str) -> DocScan {
     let lines = LineIndex::new(src);
     let mut out = DocScan::default();
     let parser = Parser::new_ext(src, Options::ENABLE_TABLES | Options::ENABLE_FOOTNOTES | Options::ENABLE_HEADING_ATTRIBUTES);
-    let defs: Vec<(usize, usize, String)> = parser
+    let defs: Vec<(usize, usize, String, String)> = parser
         .reference_definitions()
         .iter()
-        .map(|(_, def)| (def.span.start, def.span.end, def.dest.to_string()))
+        .map(|(label, def)| (def.span.start, def.span.end, def.dest.to_string(), reference_label(label)))
         .collect();
+    let mut used_labels: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut link_stack: Vec<(usize, bool, usize)> = Vec::new(); // (start, is_inline, max inner end)
     let mut heading: Option<(u8, usize, String, Option<String>)> = None;
     let mut slugs = SlugCounter::default();
@@ -205,6 +209,11 @@ pub fn scan(src: &str) -> DocScan {
         };
         if let Some((kind, dest)) = pointer {
             out.pointers.push(Pointer { kind, dest, line: lines.line_of(range.start), start: range.start });
+        }
+        if let Event::Start(Tag::Link { link_type, id, .. } | Tag::Image { link_type, id, .. }) = &event {
+            if matches!(link_type, LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut) {
+                used_labels.insert(reference_label(id));
+            }
         }
         match event {
             Event::Start(Tag::Link { link_type, .. }) => {
@@ -277,7 +286,10 @@ pub fn scan(src: &str) -> DocScan {
             _ => {}
         }
     }
-    for (start, end, dest) in defs {
+    for (start, end, dest, label) in defs {
+        if !used_labels.contains(&label) {
+            out.unused_definitions.push(start..end);
+        }
         out.pointers.push(Pointer { kind: PointerKind::Definition, dest, line: lines.line_of(start), start });
         if let Some(link) = parse_definition(src, start, end) {
             out.links.push(link);
@@ -449,6 +461,11 @@ pub fn includes(src: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A reference label as CommonMark matches it: case-folded, inner whitespace collapsed.
+fn reference_label(label: &str) -> String {
+    label.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
 /// The `#id`s of the Python-Markdown attribute lists in a run of text (`{#id}`,
@@ -778,8 +795,11 @@ mod tests {
         assert_eq!(attribute_list_ids("* ***After*** validators\n{#field-after-validator}"), ["field-after-validator"]);
         assert_eq!(attribute_list_ids("{: #legacy .note data-x=1 }"), ["legacy"]);
         assert!(attribute_list_ids("a set {1, 2} and {@link Foo} and {x}").is_empty(), "brace groups that are no attribute list");
-        let scan = scan("[](){#typeddict}\n\n```\n{#in-code}\n```\n");
-        assert_eq!(scan.html_ids, ["typeddict"], "code blocks hold no ids");
+        let typed = scan("[](){#typeddict}\n\n```\n{#in-code}\n```\n");
+        assert_eq!(typed.html_ids, ["typeddict"], "code blocks hold no ids");
+        let defs = scan("See [a][used] and ![b][Img].\n\n[used]: a.md\n[img]: b.png\n[_]: _\n");
+        assert_eq!(defs.unused_definitions.len(), 1, "labels match case-insensitively");
+        assert_eq!(&"See [a][used] and ![b][Img].\n\n[used]: a.md\n[img]: b.png\n[_]: _\n"[defs.unused_definitions[0].clone()], "[_]: _");
         assert_eq!(api_directive_prefixes("::: pydantic.config\n    options: x\n  ::: pkg.mod_b\n::: not a name\n"), ["pydantic.config", "pkg.mod_b"]);
     }
 }

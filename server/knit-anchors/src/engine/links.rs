@@ -41,6 +41,9 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
         };
         if is_anchor {
             out.anchors.push(Anchor { id, doc: doc.to_string(), link, target, baseline_raw, baseline });
+        } else if scan.unused_definitions.contains(&link.span) {
+            // a definition nothing uses renders nothing: no reader can follow it (an
+            // anchor in one is still checked: it is how a doc anchors without showing it)
         } else if let Ok(t) = target {
             out.links.push(PlainLink { id, doc: doc.to_string(), path: t.path().to_string(), link });
         }
