@@ -31,8 +31,9 @@ impl Session<'_> {
     /// 4. in a DocC catalogue (`X.docc/`), a relative route whose first segment names a
     ///    module (`./basiccontainers/uniquearray` → `Sources/BasicContainers/`): DocC
     ///    generates that page; only the module is checked;
-    /// 5. a rooted route of three or more segments on a site whose routing knit does not
-    ///    read (TanStack's `/router/latest/docs/framework/react/guide/preloading`): the page
+    /// 5. a rooted route of two or more segments on a site whose routing knit does not
+    ///    read (TanStack's `/router/latest/docs/framework/react/guide/preloading`, an Astro
+    ///    content collection's `/5x/api` for `src/content/api/5x/api.mdx`): the page
     ///    whose route ends with the route's last three, else last two, segments; among
     ///    several, the one whose folders name the most of the route's other segments, then
     ///    the nearest the doc. A renamed page matches no tail and stays broken.
@@ -63,12 +64,12 @@ impl Session<'_> {
     /// Step 5 of [`Session::resolve_route`].
     fn page_by_route_tail(&mut self, doc: &str, route: &str) -> Option<String> {
         let segments: Vec<&str> = route_form(route).split('/').filter(|s| !s.is_empty()).collect();
-        if segments.len() < 3 {
+        if segments.len() < 2 {
             return None;
         }
         let tails = self.route_tails();
         for take in [3, 2] {
-            if take >= segments.len() {
+            if take > segments.len() {
                 continue;
             }
             let (head, tail) = segments.split_at(segments.len() - take);
