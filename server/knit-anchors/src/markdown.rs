@@ -215,6 +215,11 @@ pub fn scan(src: &str) -> DocScan {
                 used_labels.insert(reference_label(id));
             }
         }
+        if let Event::Text(t) = &event {
+            if heading.is_none() && !in_code_block && t.contains('{') {
+                out.html_ids.extend(attribute_list_ids(t));
+            }
+        }
         match event {
             Event::Start(Tag::Link { link_type, .. }) => {
                 let inline = matches!(link_type, LinkType::Inline);
@@ -257,15 +262,6 @@ pub fn scan(src: &str) -> DocScan {
                 }
             }
             Event::Html(html) | Event::InlineHtml(html) => out.html_ids.extend(html_ids(&html)),
-            Event::Text(t) if heading.is_none() && !in_code_block && t.contains('{') => {
-                out.html_ids.extend(attribute_list_ids(&t));
-                if link_stack.is_empty() {
-                    for (at, len, target) in tsdoc_links(&src[range.clone()]) {
-                        let span = range.start + at..range.start + at + len;
-                        out.symbol_links.push(SymbolLink { kind: SymbolLinkKind::TsDoc, target, line: lines.line_of(span.start), span, page: None });
-                    }
-                }
-            }
             // Inside a link the code span is link text (often a converted mention).
             Event::Code(code) if link_stack.is_empty() => {
                 if let Some(target) = docc_symbol(&src[range.clone()], &code) {

@@ -15,6 +15,7 @@ use knit_syntax::Declaration;
 pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
     let scan = markdown::scan(src);
     let mut out = DocAnchors { doc: doc.to_string(), mentions: scan.mentions, symbol_links: scan.symbol_links, ..Default::default() };
+    let unused: std::collections::HashSet<usize> = scan.unused_definitions.iter().map(|r| r.start).collect();
     let mut last_line = 0;
     let mut ordinal = 0;
     for mut link in scan.links {
@@ -41,7 +42,7 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
         };
         if is_anchor {
             out.anchors.push(Anchor { id, doc: doc.to_string(), link, target, baseline_raw, baseline });
-        } else if scan.unused_definitions.contains(&link.span) {
+        } else if unused.contains(&link.span.start) {
             // a definition nothing uses renders nothing: no reader can follow it (an
             // anchor in one is still checked: it is how a doc anchors without showing it)
         } else if let Ok(t) = target {
@@ -76,8 +77,9 @@ pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> 
         }
         _ => (path.to_string(), None),
     };
-    let file = match translation_fallback(doc, &file) {
-        Some(english) if !session.tree.exists(&file) && session.tree.exists(&english) => english,
+    // only a missing file is looked for in the English tree
+    let file = match (!session.tree.exists(&file)).then(|| translation_fallback(doc, &file)).flatten() {
+        Some(english) if session.tree.exists(&english) => english,
         _ => file,
     };
     if !session.tree.exists(&file) {
