@@ -39,9 +39,12 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// initializer's `where` clause continued after a comma, `$` inside identifiers,
 /// CasePaths' prefix `/`, attributes over several lines in an attribute-only `#if` group);
 /// 10: TypeScript, JavaScript and Swift repairs from elysia, drizzle-orm, TanStack Router,
-/// swift-openapi-generator and swift-dependencies, and a second round of repairs.
+/// swift-openapi-generator and swift-dependencies, and a second round of repairs;
+/// 11: Swift module selectors, `_const`, function types as values, open-range loops and
+/// `#available` feature names (swift-testing), auto-accessors after modifiers (Lit),
+/// overlapping excised spans merged, `->`, `::` and range operators as one excised token.
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 10;
+pub const SCHEME_VERSION: u32 = 11;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

@@ -255,8 +255,9 @@ impl Phantoms<'_> {
     /// Emits the tokens of every span starting before `at`: runs of identifier
     /// characters (a keyword such as `out` or `__owned` is one token, as its grammar
     /// would make it), a directive keyword with its `#` (`#if`), the two-character
-    /// operators of a compilation condition (`&&`, `||`, `>=`, `<=`, `==`, `!=`) and
-    /// every other non-blank character on its own.
+    /// operators of a compilation condition (`&&`, `||`, `>=`, `<=`, `==`, `!=`), a
+    /// function type's arrow and a module selector's `::` (`->`, `::`), Swift's range
+    /// operators (`...`, `..<`) and every other non-blank character on its own.
     fn flush_before(&mut self, at: usize, src: &str, out: &mut FileTokens) {
         while let Some(span) = self.spans.get(self.next).filter(|r| r.start < at) {
             self.next += 1;
@@ -269,7 +270,11 @@ impl Phantoms<'_> {
                 }
                 let mut end = i + c.len_utf8();
                 let pair = text.get(i..i + 2).unwrap_or("");
-                if matches!(pair, "&&" | "||" | ">=" | "<=" | "==" | "!=") {
+                if matches!(text.get(i..i + 3), Some("..." | "..<")) {
+                    end = i + 3;
+                    chars.next();
+                    chars.next();
+                } else if matches!(pair, "&&" | "||" | ">=" | "<=" | "==" | "!=" | "->" | "::") {
                     end = i + 2;
                     chars.next();
                 } else if c == '#' && chars.peek().is_some_and(|&(_, d)| d.is_alphabetic()) {

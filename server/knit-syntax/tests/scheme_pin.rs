@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 10;
-const PINNED_DIGEST: &str = "5a9c139932981b85";
+const PINNED_VERSION: u32 = 11;
+const PINNED_DIGEST: &str = "94af3f041a585a82";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -1195,6 +1195,189 @@ pub(crate) fn swift_blank_before_semicolon(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// Auto-accessors (decorators proposal, TypeScript 4.9): tree-sitter-typescript reads
+/// `accessor` only as a field's first word, so `override accessor foo = 2` and `static
+/// accessor x` (as Lit's decorators write them) are errors; tree-sitter-javascript knows
+/// no `accessor` at all. The keyword and its blanks are excised where a name follows on
+/// its line and a modifier precedes it (`plain` also: at the start of a line or after a
+/// decorator's `)`, for JavaScript); its token is hashed where it stands.
+pub(crate) fn auto_accessors(src: &str, plain: bool, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"accessor") {
+        let name = skip_blanks(b, at + "accessor".len());
+        if name == at + "accessor".len() || !b.get(name).is_some_and(|&c| c.is_ascii_alphabetic() || matches!(c, b'_' | b'$' | b'#' | b'[')) {
+            continue;
+        }
+        let Some((last, c)) = prev_non_space(b, at) else {
+            if plain {
+                out.push(Repair::Excise { start: at, end: name });
+            }
+            continue;
+        };
+        let after_modifier = is_word_byte(c) && last + 1 < at && {
+            let mut first = last;
+            while first > 0 && is_word_byte(b[first - 1]) {
+                first -= 1;
+            }
+            matches!(&b[first..=last], b"override" | b"static" | b"abstract" | b"public" | b"private" | b"protected" | b"readonly" | b"declare")
+        };
+        let starts_member = plain && (is_line_initial(b, at) || matches!(c, b')' | b';' | b'{' | b'}'));
+        if after_modifier || starts_member {
+            out.push(Repair::Excise { start: at, end: name });
+        }
+    }
+}
+
+/// Where the Swift comment or string literal starting at `i` ends (`None` when none starts
+/// there): `//` to the line's end, `/* … */`, `"""…"""`, and `"…"` to its closing quote on
+/// the line (escapes skipped). Raw strings are read as plain ones; a finder that misreads
+/// one only misses or wastes a repair.
+fn swift_skip_non_code(b: &[u8], i: usize) -> Option<usize> {
+    match b[i] {
+        b'/' if b.get(i + 1) == Some(&b'/') => Some(b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |q| i + q)),
+        b'/' if b.get(i + 1) == Some(&b'*') => Some(find(&b[i + 2..], b"*/").map_or(b.len(), |q| i + 2 + q + 2)),
+        b'"' if b[i..].starts_with(b"\"\"\"") => Some(find(&b[i + 3..], b"\"\"\"").map_or(b.len(), |q| i + 3 + q + 3)),
+        b'"' => {
+            let mut k = i + 1;
+            while k < b.len() && b[k] != b'"' && b[k] != b'\n' {
+                k += if b[k] == b'\\' { 2 } else { 1 };
+            }
+            Some((k + 1).min(b.len()))
+        }
+        _ => None,
+    }
+}
+
+/// Swift 6.3 module selectors (SE-0491: `Swift::Int`, `#Testing::sourceLocation`,
+/// `extension TestingTests::Suite`), which swift-testing writes throughout: tree-sitter-swift
+/// 0.7 knows no `::` (Swift has no operator spelled with `:`). The module name and its `::`
+/// are excised, leaving the name it qualifies where the grammar expects one; their tokens
+/// are hashed where they stand. One pass (strings and comments skipped), each `::` walking
+/// back over its own word only: linear.
+pub(crate) fn swift_module_selectors(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if let Some(next) = swift_skip_non_code(b, i) {
+            i = next;
+            continue;
+        }
+        if &b[i..i + 2] != b"::" {
+            i += 1;
+            continue;
+        }
+        let colons = i;
+        i = colons + 2;
+        let mut start = colons;
+        while start > 0 && is_word_byte(b[start - 1]) && b[start - 1] != b'$' {
+            start -= 1;
+        }
+        let names_a_module = start < colons && !b[start].is_ascii_digit();
+        let qualifies_a_name = b.get(colons + 2).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'`');
+        // `a:::b` or a label followed by `::` is no selector
+        let lone = colons == 0 || b[colons - 1] != b':';
+        if names_a_module && qualifies_a_name && lone {
+            out.push(Repair::Excise { start, end: colons + 2 });
+        }
+    }
+}
+
+/// A parenthesised function type used as a value: `(() -> String).self`,
+/// `(@convention(c) (CInt) -> CInt).self` (swift-testing casts C function pointers that
+/// way). tree-sitter-swift 0.7 reads an expression inside the parentheses and fails at
+/// the `->`. The parenthesised type is excised, leaving `.self`, a value it reads (an
+/// empty `()` left in its place reads as an error); the type's tokens are hashed where
+/// they stand. One pass with a stack of open brackets (strings and comments skipped): the
+/// `->` must stand in the parentheses themselves, not in a closure or bracket inside
+/// them, and `.self` must follow the `)` (in a type, `(() -> T).Type`, the grammar reads
+/// it).
+pub(crate) fn swift_function_type_values(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    // (the bracket's byte, where it opened, whether a `->` stood directly inside it)
+    let mut open: Vec<(u8, usize, bool)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(next) = swift_skip_non_code(b, i) {
+            i = next;
+            continue;
+        }
+        match b[i] {
+            b'(' | b'[' | b'{' => open.push((b[i], i, false)),
+            b'-' if b.get(i + 1) == Some(&b'>') => {
+                if let Some(top) = open.last_mut() {
+                    top.2 |= top.0 == b'(';
+                }
+                i += 2;
+                continue;
+            }
+            b')' | b']' | b'}' => {
+                if let Some((b'(', at, true)) = open.pop() {
+                    let after = &b[i + 1..];
+                    let is_value = after.starts_with(b".self") && after.get(5).is_none_or(|&c| !is_word_byte(c));
+                    if b[i] == b')' && is_value {
+                        out.push(Repair::Excise { start: at, end: i + 1 });
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// Swift's underscored compile-time constant parameters (`_ name: _const String`,
+/// swift-testing's macro declarations), and feature names in an availability condition
+/// (`#available(_typedThrowsAPI, *)`): tree-sitter-swift 0.7 knows neither. The keyword,
+/// or the feature name with its comma, is excised with its blanks.
+pub(crate) fn swift_underscored_compile_time_words(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"_const") {
+        let end = skip_blanks(b, at + "_const".len());
+        if matches!(prev_non_space(b, at), Some((_, b':'))) && end > at + "_const".len() && b.get(end).is_some_and(|&c| is_word_byte(c) || c == b'(' || c == b'[') {
+            out.push(Repair::Excise { start: at, end });
+        }
+    }
+    for keyword in [&b"#available("[..], b"#unavailable("] {
+        let mut i = 0;
+        while let Some(p) = find(&b[i..], keyword) {
+            let name = skip_blanks(b, i + p + keyword.len());
+            i = name;
+            let name_end = skip_word(b, name);
+            if b.get(name) != Some(&b'_') || name_end == name + 1 {
+                continue;
+            }
+            let comma = skip_blanks(b, name_end);
+            if b.get(comma) == Some(&b',') {
+                out.push(Repair::Excise { start: name, end: skip_blanks(b, comma + 1) });
+            }
+        }
+    }
+}
+
+/// A loop over a range with no upper bound, `for i in 0... {`: tree-sitter-swift 0.7 reads
+/// the `...` as the start of an operator with the `{`. The `...` is excised where a `{`
+/// follows it on its line and a `for … in` starts that line; its token is hashed where it
+/// stands.
+pub(crate) fn swift_open_range_loops(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b"...") {
+        let dots = i + p;
+        i = dots + 3;
+        let brace = skip_blanks(b, dots + 3);
+        if dots == 0 || !(is_word_byte(b[dots - 1]) || b[dots - 1] == b')') || b.get(brace) != Some(&b'{') {
+            continue;
+        }
+        // the line's start, at most 256 bytes back
+        let floor = dots.saturating_sub(256);
+        let line_start = b[floor..dots].iter().rposition(|&c| c == b'\n').map_or(floor, |q| floor + q + 1);
+        let first = skip_blanks(b, line_start);
+        if b[first..dots].starts_with(b"for ") && !word_at(&b[first..dots], b"in").is_empty() {
+            out.push(Repair::Excise { start: dots, end: dots + 3 });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1528,6 +1711,40 @@ mod tests {
         );
     }
 
+    #[test]
+    fn module_selectors_are_cut_with_their_module_name() {
+        assert_eq!(
+            cuts(swift_module_selectors, "let x = Swift::Int.self\nlet y = #Testing::sourceLocation\nextension A::B {}\n"),
+            ["cut \"Swift::\"", "cut \"Testing::\"", "cut \"A::\""]
+        );
+        assert!(cuts(swift_module_selectors, "a ? b :: c\nx:::y\n1::a\nf::(\nlet s = \"std::vector\" // a::b\n/* c::d */").is_empty());
+    }
+
+    #[test]
+    fn function_types_used_as_values_are_cut_whole() {
+        let src = "f(to: (@convention(c) (CInt) -> CInt).self)\nlet t = ((() -> String).self, 1)\n";
+        assert_eq!(cuts(swift_function_type_values, src), ["cut \"(@convention(c) (CInt) -> CInt)\"", "cut \"(() -> String)\""]);
+        // no arrow of its own, a type's `.Type`, an arrow in a closure, strings and comments
+        let not = "let a = (b).self\nlet x: (() -> Void).Type = y\nf({ (x) -> Int in x }).self\nlet s = \"(a -> b).self\"\n// (a -> b).self\n(a -> b).selfish\n";
+        assert!(cuts(swift_function_type_values, not).is_empty(), "{:?}", cuts(swift_function_type_values, not));
+    }
+
+    #[test]
+    fn compile_time_words_and_open_range_loops() {
+        assert_eq!(
+            cuts(swift_underscored_compile_time_words, "init(_ s: _const String, t: _const [Int])\nif #available(_typedThrowsAPI, *) {}\nif #available(macOS 15, *) {}\nlet _const = 1\n"),
+            ["cut \"_const \"", "cut \"_const \"", "cut \"_typedThrowsAPI, \""]
+        );
+        assert_eq!(cuts(swift_open_range_loops, "  for i in 0... {\n  for (i, x) in zip(1..., xs) {\nlet a = b[1...]\nf(x...) {\n"), ["cut \"...\""]);
+    }
+
+    #[test]
+    fn auto_accessors_after_modifiers_and_in_javascript() {
+        let src = "class A {\n  @p()\n  override accessor foo = 2;\n  static accessor #x = 1;\n  accessor plain = 0;\n  accessor = 3;\n  f() { return o.accessor; }\n}\n";
+        assert_eq!(cuts(|s, o| auto_accessors(s, false, o), src), ["cut \"accessor \"", "cut \"accessor \""]);
+        assert_eq!(cuts(|s, o| auto_accessors(s, true, o), src), ["cut \"accessor \"", "cut \"accessor \"", "cut \"accessor \""]);
+    }
+
     /// Every finder runs on adversarial input of a few hundred KiB — the same word many
     /// times on one line, groups nested thousands deep — in one pass: a finder that
     /// rescanned a line per occurrence, or a group per nested group, would not finish.
@@ -1559,8 +1776,15 @@ mod tests {
             " class=\"".repeat(n),
             ".try.await\\a.[".repeat(n),
             "var {final class ".repeat(n),
+            "a::".repeat(n),
+            format!("{}{}", "((-> ".repeat(n), ").self".repeat(n)),
+            "\"(-> \" /* ( */ // (\n".repeat(n),
+            ": _const #available(_x, ".repeat(n),
+            "for i in 0... { ...".repeat(n),
+            "static accessor x accessor y\n".repeat(n),
         ];
-        let finders: [fn(&str, &mut Vec<Repair>); 20] = [
+        let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
+        let finders: [fn(&str, &mut Vec<Repair>); 25] = [
             swift_condition_calls,
             swift_unknown_accessors,
             swift_case_range_parens,
@@ -1581,6 +1805,11 @@ mod tests {
             swift_keyword_members,
             swift_key_path_subscript_dot,
             swift_modified_local_type_first_in_getter,
+            swift_module_selectors,
+            swift_function_type_values,
+            swift_underscored_compile_time_words,
+            swift_open_range_loops,
+            js_accessors,
         ];
         for input in &inputs {
             for f in finders {

@@ -25,11 +25,12 @@ pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
     aliases: typescript::export_aliases,
 };
 
-/// The grammar gaps of JavaScript's JSX (see `gaps.rs`): reserved words as attribute
-/// names, and a bare `&` in attribute strings and in text.
+/// The grammar gaps of JavaScript (see `gaps.rs`): auto-accessors, and in JSX reserved
+/// words as attribute names and a bare `&` in attribute strings and in text.
 fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     let mut out = Vec::new();
     gaps::jsx_reserved_attribute_names(src, &mut out);
+    gaps::auto_accessors(src, true, &mut out);
     gaps::tsx_bare_ampersands(src, &mut out);
     gaps::tsx_text_ampersands(src, &typescript::jsx_error_texts(root), &mut out);
     out

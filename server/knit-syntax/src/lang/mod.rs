@@ -128,11 +128,18 @@ fn repaired(source: &str, repairs: &[Repair]) -> Option<(String, Vec<std::ops::R
             }
         }
     }
-    excised.sort_by_key(|r| r.start);
-    if excised.windows(2).any(|w| w[0].end > w[1].start) {
-        return None;
+    // Two finders may hide overlapping spans (`#if _runtime(_ObjC)` is a misplaced
+    // directive line and holds a condition call): the parser is shown their union, still
+    // whole tokens. Rejecting them dropped every repair of such a file (swift-testing).
+    excised.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let mut merged: Vec<std::ops::Range<usize>> = Vec::with_capacity(excised.len());
+    for r in excised {
+        match merged.last_mut() {
+            Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
     }
-    Some((String::from_utf8(bytes).ok()?, excised))
+    Some((String::from_utf8(bytes).ok()?, merged))
 }
 
 /// Upper bound on repairs per file: each is a small local overwrite, and a file needing
@@ -924,7 +931,7 @@ mod tests {
     /// The source's own tokens as a right grammar would give them: words, the operators
     /// below, every other character alone; comments, blanks and `;` dropped.
     fn lexical_tokens(src: &str) -> Vec<String> {
-        const OPS: [&str; 10] = ["...", "..<", "->", "&&", "||", ">=", "<=", "==", "!=", "+="];
+        const OPS: [&str; 11] = ["...", "..<", "->", "::", "&&", "||", ">=", "<=", "==", "!=", "+="];
         let word = |c: char| c.is_alphanumeric() || c == '_';
         let mut out = Vec::new();
         let mut rest = src;
@@ -935,7 +942,8 @@ mod tests {
             }
             let len = if let Some(op) = OPS.iter().find(|op| rest.starts_with(**op)) {
                 op.len()
-            } else if word(c) || (c == '#' && rest[1..].starts_with(char::is_alphabetic)) {
+            } else if word(c) || (c == '#' && rest[1..].starts_with(char::is_alphabetic) && !rest.starts_with("#available") && !rest.starts_with("#unavailable")) {
+                // (tree-sitter-swift reads `#available` as `#` and a word; `#if` as one)
                 1 + rest[1..].find(|d: char| !word(d)).unwrap_or(rest.len() - 1)
             } else {
                 c.len_utf8()
@@ -975,6 +983,12 @@ mod tests {
             "struct S {\n  @inline(never)\n  #if compiler(>=6.3)\n  @available(Android 24, *)\n  #endif\n  func f() {}\n}\n",
             "func f() {\n  g {\n    x()\n  }\n  errorHandler: { error in\n    y()\n  }\n  nonisolated(unsafe) var x = 1\n  tree { 4 ; 5 }\n}\n",
             "enum E {\n  case vsock(_: Int)\n  case b\n}\n",
+            "func f() -> Any.Type {\n  Swift::Int.self\n}\nextension Sel::Tag {}\n",
+            "struct T {\n  init(_ s: _const String) {}\n}\n",
+            "func f() -> Any.Type {\n  (@convention(c) (CInt) -> CInt).self\n}\n",
+            "func f() {\n  for i in 0... {\n    g(i)\n  }\n  if #available(_typedThrowsAPI, *) {\n    g(0)\n  }\n}\n",
+            // two finders hide overlapping spans (the directive line, the condition call)
+            "func s() -> String? {\n#if _runtime(_ObjC)\n  \"objc\"\n#else\n  nil\n#endif\n}\nfunc t(_ s: _const String) {}\n",
         ];
         for src in cases {
             assert!(
@@ -1033,7 +1047,9 @@ mod tests {
         assert_eq!(repaired("ab", &[ow(2, b'c')]), None, "nor past the end");
         let cut = |start, end| Repair::Excise { start, end };
         assert_eq!(repaired("<out T>", &[cut(1, 5)]).map(|(_, e)| e), Some(vec![1..5]));
-        assert_eq!(repaired("<out T>", &[cut(1, 5), cut(3, 6)]), None, "excised spans never overlap");
+        assert_eq!(repaired("<out T>", &[cut(3, 6), cut(1, 5)]).map(|(_, e)| e), Some(vec![1..6]), "overlapping spans are hidden as one");
+        assert_eq!(repaired("#if f(x)", &[cut(4, 8), cut(0, 8)]).map(|(_, e)| e), Some(vec![0..8]), "and a span inside another with it");
+        assert_eq!(repaired("ab cd", &[cut(0, 2), cut(2, 5)]).map(|(_, e)| e), Some(vec![0..2, 2..5]), "touching spans stay apart");
         assert_eq!(repaired("é", &[cut(1, 2)]), None, "and cut on character boundaries");
     }
 }

@@ -78,6 +78,10 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_keyword_members(src, &mut out);
     gaps::swift_key_path_subscript_dot(src, &mut out);
     gaps::swift_modified_local_type_first_in_getter(src, &mut out);
+    gaps::swift_module_selectors(src, &mut out);
+    gaps::swift_function_type_values(src, &mut out);
+    gaps::swift_underscored_compile_time_words(src, &mut out);
+    gaps::swift_open_range_loops(src, &mut out);
     local_statement_prefixes(root, src, &mut out);
     out
 }

@@ -62,6 +62,7 @@ fn repairs(root: Node<'_>, src: &str, tsx: bool) -> Vec<Repair> {
     });
     gaps::typescript_template_type_escapes(src, &template_types, &mut out);
     gaps::typescript_line_initial_operator_members(src, &mut out);
+    gaps::auto_accessors(src, false, &mut out);
     // In TSX a line-initial `<` is usually JSX, which the grammar reads.
     if !tsx {
         gaps::typescript_line_initial_signature(src, &mut out);
