@@ -755,7 +755,7 @@ fn a_docs_sites_routes_and_section_ids_are_read_as_the_site_serves_them() {
         vec![
             (format!("{doc}:10"), "broken link: /guide/nowhere does not exist, nor a Markdown page a docs site would serve for it".to_string()),
             (format!("{doc}:10"), "broken link: docs/guide/ui.md has no section `#toolbar`".to_string()),
-            (format!("{doc}:11"), "broken link: docs/api/advanced/runner.md has no section `#Hooks`".to_string()),
+            (format!("{doc}:11"), "broken link: docs/api/advanced/runner.md has no section `#Hooks`; did you mean `./runner#hooks`?".to_string()),
             (format!("{doc}:11"), "broken link: docs/api/advanced/reporters does not exist, nor a Markdown page a docs site would serve for it".to_string()),
         ]
     );
@@ -815,4 +815,45 @@ fn paths_relative_to_the_root_and_file_candidates_without_a_symbol() {
     let out = run(&ws.path().join("sub"), &["check", "--root", root, "AGENTS.md"]);
     assert_eq!(out.status.code(), Some(2), "sub/AGENTS.md does not exist");
     assert!(String::from_utf8_lossy(&out.stderr).contains("AGENTS.md does not exist"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A broken link says what it most likely meant, when exactly one thing fits: a web
+/// address written without `https://` (lit's READMEs link `eslint.org`), a file that moved
+/// (tRPC's CONTRIBUTING.md links `packages/server/src/core/initTRPC.ts`, which now lives
+/// elsewhere), a section id that differs in case, is qualified by its page's prefix
+/// (vitest's `/config/coverage#exclude` for the heading `coverage.exclude`) or is one edit
+/// off. Two ids that fit, or another version's section, get no guess.
+#[test]
+fn broken_links_say_what_they_most_likely_meant() {
+    let ws = Ws::new();
+    ws.write("packages/server/src/unstable-core/initTRPC.ts", "export const initTRPC = 1;\n");
+    ws.write("docs/config/coverage.md", "# coverage\n\n## coverage.exclude\n\nx\n\n## coverage.include\n\ny\n");
+    ws.write("docs/api/hooks.md", "# Hooks\n\n## beforeEach\n\n## afterEach\n\n## test.each\n\n## bench.each\n");
+    ws.write("docs/guide/migration.md", "# Migration\n\n## Vitest 5\n");
+    ws.write(
+        "CONTRIBUTING.md",
+        "# Contributing\n\nLint with [ESLint](eslint.org); start at [`initTRPC`](packages/server/src/core/initTRPC.ts).\n\
+         See [exclude](docs/config/coverage.md#exclude), [hooks](docs/api/hooks.md#beforeach) and [Hooks](docs/api/hooks.md#BeforeEach).\n\
+         No guess for [each](docs/api/hooks.md#each) or [Vitest 3](docs/guide/migration.md#vitest-3).\n",
+    );
+    let out = check_folder(ws.path(), &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<String> = report["broken_links"].as_array().unwrap().iter().map(|b| format!("{} -> {}", b["path"].as_str().unwrap(), b["suggestion"].as_str().unwrap_or("none"))).collect();
+    assert_eq!(
+        found,
+        [
+            "eslint.org -> https://eslint.org",
+            "packages/server/src/core/initTRPC.ts -> packages/server/src/unstable-core/initTRPC.ts",
+            "docs/config/coverage.md -> docs/config/coverage.md#coverage-exclude",
+            "docs/api/hooks.md -> docs/api/hooks.md#beforeeach",
+            "docs/api/hooks.md -> docs/api/hooks.md#beforeeach",
+            "docs/api/hooks.md -> none",
+            "docs/guide/migration.md -> none",
+        ]
+    );
+    let human = check_folder(ws.path(), &[]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("eslint.org does not exist; did you mean `https://eslint.org`?"), "{text}");
+    assert!(text.contains("→ link `https://eslint.org` instead (the editor's quick fix writes it), or fix the path, or remove the link"), "{text}");
 }

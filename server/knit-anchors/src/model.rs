@@ -231,6 +231,10 @@ pub struct BrokenLink {
     pub line: u32,
     pub path: String,
     pub message: String,
+    /// The destination the link most likely meant, when exactly one fits
+    /// (`https://eslint.org` for `eslint.org`, `#coverage-exclude` for `#exclude`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -119,7 +119,11 @@ pub fn human(report: &CheckReport, docs: usize, root: &std::path::Path, colour: 
         findings.push(Finding { doc: a.doc.clone(), line: a.line, label: a.state.as_str(), message, notes, action: action_for(a.state, &a.doc, a.line) });
     }
     for b in &report.broken_links {
-        findings.push(Finding { doc: b.doc.clone(), line: b.line, label: "broken-link", message: b.message.clone(), notes: Vec::new(), action: "fix the path, or remove the link".to_string() });
+        let action = match &b.suggestion {
+            Some(s) => format!("link `{s}` instead (the editor's quick fix writes it), or fix the path, or remove the link"),
+            None => "fix the path, or remove the link".to_string(),
+        };
+        findings.push(Finding { doc: b.doc.clone(), line: b.line, label: "broken-link", message: b.message.clone(), notes: Vec::new(), action });
     }
     for m in &report.mentions {
         findings.push(Finding {

@@ -107,7 +107,7 @@ pub fn doc_diagnostics(
                 code: Some(NumberOrString::String("broken-link".into())),
                 source: Some(SOURCE.to_string()),
                 message: b.message.clone(),
-                data: Some(json!({ "kind": "broken-link", "path": b.link.path, "version": report.version })),
+                data: Some(json!({ "kind": "broken-link", "path": b.link.path, "suggestion": b.suggestion, "version": report.version })),
                 ..Default::default()
             });
         }

@@ -23,7 +23,7 @@
 //! - Diagnostics (`source: "knit"`), `code`: `stale`, `moved`, `renamed`,
 //!   `moved-renamed`, `lost`, `invalid`, `unchecked`, `unrecorded`, `broken-link`,
 //!   `mention`; on code buffers `will-go-stale`. `data` = `{kind: "anchor", anchorId,
-//!   state, reason, dest, now, candidates, version}` | `{kind: "broken-link", path}` |
+//!   state, reason, dest, now, candidates, version}` | `{kind: "broken-link", path, suggestion}` |
 //!   `{kind: "mention", suggestion}`.
 //! - Commands: `knit.recordFile [uri]`, `knit.checkWorkspace` (→ counts),
 //!   `knit.contextPack [params]?`, `knit.pin|knit.unpin|knit.exclude|knit.restore [path|uri]`,

@@ -645,3 +645,33 @@ async fn code_mentions_convert_into_recorded_anchors() {
     assert!(!none.as_array().map(|a| a.iter().any(|x| x["title"].as_str().unwrap_or("").starts_with("Convert `config`"))).unwrap_or(false), "{none:#}");
     c.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broken_links_are_pointed_where_they_most_likely_meant() {
+    let (_tmp, root) = workspace("basic");
+    let text = "# Links\n\nRead [the guide](guide.md#Guide), [the cart](cart.ts) and [the site](example.com/docs).\n";
+    std::fs::write(root.join("docs/links.md"), text).unwrap();
+    let c = Client::start(&root).await;
+    let doc = uri(&root, "docs/links.md");
+    c.open(&doc, text).await;
+    let diags = c.diagnostics_codes(&doc, &["broken-link", "broken-link", "broken-link"]).await;
+    let mut fixed = text.to_string();
+    for (dest, meant) in [("guide.md#Guide", "guide.md#guide"), ("cart.ts", "../src/cart.ts"), ("example.com/docs", "https://example.com/docs")] {
+        let d = diags.iter().find(|d| d["range"] == range_of(text, dest, false)).unwrap_or_else(|| panic!("no diagnostic on {dest}: {diags:#?}"));
+        assert!(d["message"].as_str().unwrap().contains(&format!("did you mean `{meant}`")), "{d:#}");
+        assert_eq!(d["data"]["suggestion"], meant);
+        let actions = c
+            .request("textDocument/codeAction", json!({ "textDocument": { "uri": doc }, "range": d["range"], "context": { "diagnostics": [d] } }))
+            .await
+            .unwrap();
+        let fix = find_action(&actions, &format!("Link `{meant}` instead"));
+        assert_eq!(fix["isPreferred"], true);
+        assert_eq!(fix["diagnostics"][0]["code"], "broken-link");
+        let one = apply(text, &action_edits(fix, &doc), false);
+        assert!(one.contains(&format!("({meant})")), "{one}");
+        fixed = fixed.replace(&format!("({dest})"), &format!("({meant})"));
+    }
+    c.change_full(&doc, 2, &fixed).await;
+    c.diagnostics_where(&doc, |p| p["version"] == 2 && codes(p).is_empty()).await;
+    c.shutdown().await;
+}

@@ -71,6 +71,8 @@ impl AnchorResult {
 pub struct BrokenResult {
     pub link: PlainLink,
     pub message: String,
+    /// The destination the link most likely meant (see `links::Broken`).
+    pub suggestion: Option<String>,
 }
 
 /// A `path:12-40` mention and the anchor it could become.
@@ -216,8 +218,8 @@ fn check_links(session: &mut Session, links: Vec<PlainLink>) -> Vec<BrokenResult
     links
         .into_iter()
         .filter_map(|l| {
-            let message = broken_link(session, &l.doc, &l.link.dest_raw, &l.path)?;
-            Some(BrokenResult { link: l, message })
+            let broken = broken_link(session, &l.doc, &l.link.dest_raw, &l.path)?;
+            Some(BrokenResult { link: l, message: broken.message, suggestion: broken.suggestion })
         })
         .collect()
 }

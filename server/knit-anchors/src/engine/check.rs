@@ -77,6 +77,7 @@ pub fn check(tree: &dyn SourceTree, cache: &DeclCache, cfg: &CheckConfig, docs: 
             line: b.link.link.line,
             path: b.link.path,
             message: b.message,
+            suggestion: b.suggestion,
         }));
         report.mentions.extend(analysis.mentions.into_iter().map(|m| m.report));
         for l in &analysis.symbol_links {
@@ -90,7 +91,7 @@ pub fn check(tree: &dyn SourceTree, cache: &DeclCache, cfg: &CheckConfig, docs: 
         // A symbol link that names nothing is a broken link (it has no baseline to be stale).
         report.broken_links.extend(analysis.symbol_links.into_iter().filter_map(|l| {
             let message = l.broken?;
-            Some(BrokenLink { id: format!("{}:{}:symbol{}", analysis.doc, l.link.line, l.link.span.start), doc: analysis.doc.clone(), line: l.link.line, path: l.link.target, message })
+            Some(BrokenLink { id: format!("{}:{}:symbol{}", analysis.doc, l.link.line, l.link.span.start), doc: analysis.doc.clone(), line: l.link.line, path: l.link.target, message, suggestion: None })
         }));
     }
     report.budget = session.budget.report();

@@ -52,10 +52,31 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
     out
 }
 
+/// Why a plain link is broken, and the destination it most likely meant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broken {
+    pub message: String,
+    /// The whole destination to write instead (`/config/coverage#coverage-exclude`,
+    /// `https://eslint.org`, `.github/CODEOWNERS`), when exactly one fits.
+    pub suggestion: Option<String>,
+}
+
 /// Why a plain link is broken (missing file, or a missing `#heading` in a Markdown
-/// file), or None. A docs-site route (`/guide/ui#setup`) counts when a site would serve a
-/// page for it (`Session::resolve_route`); its fragment is then checked in that page.
-pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<String> {
+/// file), or None; with the destination it most likely meant (see [`Broken`]).
+pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<Broken> {
+    let (message, page) = broken_link_message(session, doc, dest, path)?;
+    let suggestion = suggested_dest(session, doc, dest, path, page.as_deref());
+    let message = match &suggestion {
+        Some(s) => format!("{message}; did you mean `{s}`?"),
+        None => message,
+    };
+    Some(Broken { message, suggestion })
+}
+
+/// Why a plain link is broken, or None; with the page, when the link names a section it
+/// lacks. A docs-site route (`/guide/ui#setup`) counts when a site would serve a page for
+/// it (`Session::resolve_route`); its fragment is then checked in that page.
+fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<(String, Option<String>)> {
     let (file, slug) = match classify(doc, dest) {
         Ok(Some(Target::Page { path: route, slug, rooted })) => {
             let fallback = || translation_fallback(doc, &route);
@@ -64,7 +85,7 @@ pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> 
                 None => {
                     let shown = if rooted { format!("/{route}") } else { route.clone() };
                     let generated = generated_note(session, &route);
-                    return Some(format!("broken link: {shown} does not exist, nor a Markdown page a docs site would serve for it{generated}"));
+                    return Some((format!("broken link: {shown} does not exist, nor a Markdown page a docs site would serve for it{generated}"), None));
                 }
             }
         }
@@ -83,15 +104,135 @@ pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> 
         _ => file,
     };
     if !session.tree.exists(&file) {
-        return Some(format!("broken link: {file} does not exist{}", generated_note(session, &file)));
+        return Some((format!("broken link: {file} does not exist{}", generated_note(session, &file)), None));
     }
     let lower = file.to_ascii_lowercase();
     if let Some(slug) = slug.filter(|_| crate::target::is_markdown(&lower)) {
         if !page_has_fragment(session, &file, &slug) {
-            return Some(format!("broken link: {file} has no section `#{slug}`"));
+            return Some((format!("broken link: {file} has no section `#{slug}`"), Some(file)));
         }
     }
     None
+}
+
+/// The destination a broken link most likely meant, when exactly one fits; None rather
+/// than a guess between two. A missing section: the page's one section whose id differs
+/// only in case (`#vi-defineHelper` → `#vi-definehelper`), else its one id that is the
+/// fragment qualified (`#exclude` → `#coverage-exclude`, a VitePress page headed
+/// `coverage.exclude`), else its one id within one edit (two for ids of 8 characters or
+/// more) of it with the same digits (`#beforeach` → `#beforeeach`, never `#vitest-3` →
+/// `#vitest-5`). A missing file: a web address written
+/// without its scheme (`eslint.org` → `https://eslint.org`), else the workspace's one
+/// file of that name (`CODEOWNERS` → `.github/CODEOWNERS`).
+fn suggested_dest(session: &mut Session, doc: &str, dest: &str, path: &str, page_lacking_section: Option<&str>) -> Option<String> {
+    let dest = dest.trim();
+    let (dest_path, fragment) = match dest.split_once('#') {
+        Some((p, f)) => (p, Some(f)),
+        None => (dest, None),
+    };
+    if let Some(page) = page_lacking_section {
+        let names = session.page_fragments(page)?;
+        let wanted = fragment?;
+        let names: Vec<&str> = names.names.iter().map(String::as_str).collect();
+        let better = nearest_fragment(&names, wanted)?;
+        return Some(format!("{dest_path}#{better}"));
+    }
+    if let Some(web) = web_address(dest) {
+        return Some(web);
+    }
+    // the one file of the workspace with the missing file's name
+    let missing = path.split('#').next().unwrap_or(path);
+    let name = missing.rsplit('/').next().filter(|n| !n.is_empty())?;
+    let files = session.tree.files();
+    let mut same = files.iter().filter(|f| f.rsplit('/').next() == Some(name) && f.as_str() != missing);
+    let found = same.next()?;
+    if same.next().is_some() {
+        return None;
+    }
+    let rel = relative_dest(doc, found);
+    Some(match fragment {
+        Some(f) => format!("{rel}#{f}"),
+        None => rel,
+    })
+}
+
+/// Top-level domains a link written without `https://` ends in (file extensions that are
+/// also domains — `.md`, `.rs`, `.sh`, `.so`, `.ai`, `.py` — left out: they are files).
+const WEB_DOMAINS: [&str; 12] = ["com", "org", "net", "io", "dev", "app", "co", "edu", "gov", "info", "xyz", "page"];
+
+/// `https://` + the link, when it reads as a web address written without its scheme
+/// (`eslint.org`, `www.example.com/docs`, `11ty.dev`): a lowercase host of two or more
+/// labels ending in a common domain, not `./`- or `/`-led.
+fn web_address(dest: &str) -> Option<String> {
+    if dest.starts_with(['.', '/']) {
+        return None;
+    }
+    let host = dest.split(['/', '#', '?']).next()?;
+    let labels: Vec<&str> = host.split('.').collect();
+    let label_ok = |l: &&str| !l.is_empty() && l.len() <= 63 && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    let web = labels.len() >= 2 && labels.iter().all(label_ok) && (labels[0] == "www" || WEB_DOMAINS.contains(labels.last()?));
+    web.then(|| format!("https://{dest}"))
+}
+
+/// The one id among `names` a mistyped `wanted` stands for (see [`suggested_dest`]).
+fn nearest_fragment<'a>(names: &[&'a str], wanted: &str) -> Option<&'a str> {
+    let only = |found: Vec<&'a str>| -> Option<&'a str> { (found.len() == 1).then(|| found[0]) };
+    if wanted.is_empty() || wanted.len() > 200 {
+        return None;
+    }
+    let lower = wanted.to_ascii_lowercase();
+    if let Some(n) = only(names.iter().copied().filter(|n| *n != wanted && n.eq_ignore_ascii_case(wanted)).collect()) {
+        return Some(n);
+    }
+    let qualified = format!("-{lower}");
+    if let Some(n) = only(names.iter().copied().filter(|n| n.len() > qualified.len() && n.to_ascii_lowercase().ends_with(&qualified)).collect()) {
+        return Some(n);
+    }
+    if lower.chars().count() < 5 {
+        return None;
+    }
+    let limit = if lower.chars().count() >= 8 { 2 } else { 1 };
+    // A typo, not another version: `#vitest-3` is not `#vitest-5` (a section that was
+    // replaced, not mistyped), so the digits must agree.
+    let digits = |t: &str| -> String { t.chars().filter(char::is_ascii_digit).collect() };
+    let wanted_digits = digits(&lower);
+    let mut best: Option<(usize, Vec<&'a str>)> = None;
+    for &n in names {
+        if digits(n) != wanted_digits {
+            continue;
+        }
+        let Some(d) = edit_distance_within(&lower, &n.to_ascii_lowercase(), limit) else { continue };
+        match &mut best {
+            Some((bd, found)) if d == *bd => found.push(n),
+            Some((bd, _)) if d > *bd => {}
+            _ => best = Some((d, vec![n])),
+        }
+    }
+    match best {
+        Some((d, found)) if d > 0 => only(found),
+        _ => None,
+    }
+}
+
+/// The edit distance of `a` and `b` (characters), when at most `limit`.
+fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > limit || b.len() > 200 {
+        return None;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut row = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            row[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(row[j] + 1);
+        }
+        if row.iter().min().is_some_and(|&m| m > limit) {
+            return None;
+        }
+        prev = row;
+    }
+    (prev[b.len()] <= limit).then_some(prev[b.len()])
 }
 
 /// Language folders a translated docs tree is recognised by (ISO 639-1 codes of the
@@ -208,7 +349,7 @@ pub fn covering_declaration(decls: &[Declaration], start: u32, end: u32) -> Opti
 
 #[cfg(test)]
 mod tests {
-    use super::translation_fallback;
+    use super::{edit_distance_within, nearest_fragment, translation_fallback, web_address};
 
     #[test]
     fn translated_pages_fall_back_to_english() {
@@ -217,5 +358,31 @@ mod tests {
         assert_eq!(translation_fallback("docs/guide/a.md", "docs/guide/b.md"), None, "no language folder");
         assert_eq!(translation_fallback("de/a.md", "api/de/b.md"), None, "the doc is not in that language's tree");
         assert_eq!(translation_fallback("docs/de/a.md", "docs/fr/b.md"), None, "a link into another language stays as written");
+    }
+
+    #[test]
+    fn a_mistyped_section_is_matched_only_when_one_id_fits() {
+        let ids = ["vi-fn", "vi-definehelper", "coverage-exclude", "coverage-excludeafterremap", "beforeeach", "aftereach", "vitest-5", "a-each", "b-each"];
+        let near = |w: &str| nearest_fragment(&ids, w);
+        assert_eq!(near("vi-defineHelper"), Some("vi-definehelper"), "case");
+        assert_eq!(near("exclude"), Some("coverage-exclude"), "qualified by its page's prefix");
+        assert_eq!(near("fn"), Some("vi-fn"));
+        assert_eq!(near("beforach"), Some("beforeeach"), "one edit");
+        assert_eq!(near("vitest-3"), None, "another version is not a typo");
+        assert_eq!(near("each"), None, "two ids end in -each: no guess");
+        assert_eq!(near("afterall"), None, "too far from every id");
+        assert_eq!(near("xyz"), None);
+        assert_eq!(edit_distance_within("kitten", "sitting", 3), Some(3));
+        assert_eq!(edit_distance_within("kitten", "sitting", 2), None);
+    }
+
+    #[test]
+    fn web_addresses_written_without_a_scheme() {
+        assert_eq!(web_address("eslint.org").as_deref(), Some("https://eslint.org"));
+        assert_eq!(web_address("11ty.dev").as_deref(), Some("https://11ty.dev"));
+        assert_eq!(web_address("www.example.de/docs#x").as_deref(), Some("https://www.example.de/docs#x"));
+        for file in ["README.md", "main.rs", "install.sh", "lib.so", "./eslint.org", "/eslint.org", "Config.com", "docs/eslint.org", "a..org"] {
+            assert_eq!(web_address(file), None, "{file}");
+        }
     }
 }

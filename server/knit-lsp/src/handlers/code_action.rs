@@ -4,7 +4,8 @@
 //! re-hashes what the destination resolves to *now*, so applying it clears the
 //! diagnostic on the next publish. Stale, moved and renamed declarations also get "Show
 //! changes since review", a command whose diff the client opens. Inline code that names
-//! exactly one declaration or file converts into an anchor (one, or all of the file's).
+//! exactly one declaration or file converts into an anchor (one, or all of the file's). A
+//! broken link with one likely destination is pointed at it.
 
 use super::util::{lsp_edits, now_of_candidate, workspace_edit};
 use crate::analysis::{strip_bom, AnchorResult};
@@ -150,6 +151,25 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
                 .collect();
             action(format!("Convert `{}` to an anchor ({})", m.report.text, m.report.suggestion), CodeActionKind::QUICKFIX, true, &[e], diags);
         }
+    }
+    // A broken link whose intended destination is plain (a section id that differs in
+    // case or qualification, a moved file, a web address without its scheme): one edit
+    // writes it.
+    for b in report.analysis.broken.iter().filter(|b| touches(&b.link.link.span)) {
+        let (Some(suggestion), span) = (&b.suggestion, &b.link.link.dest_span) else { continue };
+        if span.start >= span.end {
+            continue;
+        }
+        let line = b.link.link.line.saturating_sub(1);
+        let diags: Vec<Diagnostic> = p
+            .context
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Some(NumberOrString::String("broken-link".into())) && d.range.start.line == line)
+            .cloned()
+            .collect();
+        let edit = knit_anchors::TextEdit { range: span.clone(), new_text: suggestion.clone() };
+        action(format!("Link `{suggestion}` instead"), CodeActionKind::QUICKFIX, true, &[edit], diags);
     }
     out.extend(shows);
     if let Some(only) = &p.context.only {
