@@ -10,6 +10,8 @@ use crate::model::*;
 use crate::target::{classify, page_candidates, relative_dest, Target};
 use knit_syntax::fragment::exact_fragment;
 use knit_syntax::Declaration;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Finds the anchors, plain links and mentions of one doc.
 pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
@@ -134,7 +136,10 @@ fn suggested_dest(session: &mut Session, doc: &str, dest: &str, path: &str, page
         let names = session.page_fragments(page)?;
         let wanted = fragment?;
         let names: Vec<&str> = names.names.iter().map(String::as_str).collect();
-        let better = nearest_fragment(&names, wanted)?;
+        let work = names.iter().map(|n| n.len().min(wanted.len()) as u64 + 1).sum::<u64>() * wanted.len().min(NEAR_MISS_CHARS) as u64;
+        session.near_miss_work = session.near_miss_work.saturating_add(work);
+        let fuzzy = session.near_miss_work <= NEAR_MISS_WORK;
+        let better = nearest_fragment(&names, wanted, fuzzy)?;
         return Some(format!("{dest_path}#{better}"));
     }
     if let Some(web) = web_address(dest) {
@@ -143,12 +148,19 @@ fn suggested_dest(session: &mut Session, doc: &str, dest: &str, path: &str, page
     // the one file of the workspace with the missing file's name
     let missing = path.split('#').next().unwrap_or(path);
     let name = missing.rsplit('/').next().filter(|n| !n.is_empty())?;
-    let files = session.tree.files();
-    let mut same = files.iter().filter(|f| f.rsplit('/').next() == Some(name) && f.as_str() != missing);
-    let found = same.next()?;
-    if same.next().is_some() {
-        return None;
-    }
+    let by_name = session
+        .by_file_name
+        .get_or_insert_with(|| {
+            // one pass over the tree, however many links are broken
+            let mut map: HashMap<String, Option<String>> = HashMap::new();
+            for f in session.tree.files().iter() {
+                let n = f.rsplit('/').next().unwrap_or(f);
+                map.entry(n.to_string()).and_modify(|one| *one = None).or_insert_with(|| Some(f.clone()));
+            }
+            Arc::new(map)
+        })
+        .clone();
+    let found = by_name.get(name)?.as_deref().filter(|f| *f != missing)?;
     let rel = relative_dest(doc, found);
     Some(match fragment {
         Some(f) => format!("{rel}#{f}"),
@@ -174,8 +186,14 @@ fn web_address(dest: &str) -> Option<String> {
     web.then(|| format!("https://{dest}"))
 }
 
-/// The one id among `names` a mistyped `wanted` stands for (see [`suggested_dest`]).
-fn nearest_fragment<'a>(names: &[&'a str], wanted: &str) -> Option<&'a str> {
+/// Ids longer than this are not looked for by edit distance (nobody mistypes them).
+const NEAR_MISS_CHARS: usize = 64;
+/// Characters a check compares looking for near misses, at most (see `Session`).
+pub(super) const NEAR_MISS_WORK: u64 = 50_000_000;
+
+/// The one id among `names` a mistyped `wanted` stands for (see [`suggested_dest`]);
+/// by edit distance only when `fuzzy`.
+fn nearest_fragment<'a>(names: &[&'a str], wanted: &str, fuzzy: bool) -> Option<&'a str> {
     let only = |found: Vec<&'a str>| -> Option<&'a str> { (found.len() == 1).then(|| found[0]) };
     if wanted.is_empty() || wanted.len() > 200 {
         return None;
@@ -188,7 +206,7 @@ fn nearest_fragment<'a>(names: &[&'a str], wanted: &str) -> Option<&'a str> {
     if let Some(n) = only(names.iter().copied().filter(|n| n.len() > qualified.len() && n.to_ascii_lowercase().ends_with(&qualified)).collect()) {
         return Some(n);
     }
-    if lower.chars().count() < 5 {
+    if !fuzzy || lower.chars().count() < 5 || lower.len() > NEAR_MISS_CHARS {
         return None;
     }
     let limit = if lower.chars().count() >= 8 { 2 } else { 1 };
@@ -363,7 +381,7 @@ mod tests {
     #[test]
     fn a_mistyped_section_is_matched_only_when_one_id_fits() {
         let ids = ["vi-fn", "vi-definehelper", "coverage-exclude", "coverage-excludeafterremap", "beforeeach", "aftereach", "vitest-5", "a-each", "b-each"];
-        let near = |w: &str| nearest_fragment(&ids, w);
+        let near = |w: &str| nearest_fragment(&ids, w, true);
         assert_eq!(near("vi-defineHelper"), Some("vi-definehelper"), "case");
         assert_eq!(near("exclude"), Some("coverage-exclude"), "qualified by its page's prefix");
         assert_eq!(near("fn"), Some("vi-fn"));
@@ -372,6 +390,8 @@ mod tests {
         assert_eq!(near("each"), None, "two ids end in -each: no guess");
         assert_eq!(near("afterall"), None, "too far from every id");
         assert_eq!(near("xyz"), None);
+        assert_eq!(nearest_fragment(&ids, "beforach", false), None, "past the check's budget: no edit distance");
+        assert_eq!(nearest_fragment(&ids, "exclude", false), Some("coverage-exclude"), "the cheap rules still answer");
         assert_eq!(edit_distance_within("kitten", "sitting", 3), Some(3));
         assert_eq!(edit_distance_within("kitten", "sitting", 2), None);
     }

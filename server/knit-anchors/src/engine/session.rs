@@ -44,11 +44,18 @@ pub struct Session<'a> {
     /// Markdown pages by the last two and three segments of their route (built on the
     /// first rooted route no other rule resolves; see `routes.rs`).
     pub(super) route_tails: Option<Arc<HashMap<String, Vec<String>>>>,
+    /// Each file name of the tree with its one path (None when several files bear it),
+    /// built on the first broken link to a missing file (see `links::suggested_dest`).
+    pub(super) by_file_name: Option<Arc<HashMap<String, Option<String>>>>,
+    /// Characters compared so far looking for near misses of broken sections' ids: past
+    /// [`super::links::NEAR_MISS_WORK`] a check stops looking (a doc of thousands of
+    /// broken links into a page of thousands of headings stays linear).
+    pub(super) near_miss_work: u64,
 }
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None, by_file_name: None, near_miss_work: 0 }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted
