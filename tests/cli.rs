@@ -857,3 +857,24 @@ fn broken_links_say_what_they_most_likely_meant() {
     assert!(text.contains("eslint.org does not exist; did you mean `https://eslint.org`?"), "{text}");
     assert!(text.contains("→ link `https://eslint.org` instead (the editor's quick fix writes it), or fix the path, or remove the link"), "{text}");
 }
+
+/// A DocC-looking span (``` ``backtick`` ```, as prettier's Markdown test fixtures write in
+/// image alts) in a tree with no Swift file names nothing the tree could declare: it is
+/// external without indexing the repository, whose files would run the check's budget out
+/// and mark a check of zero anchors incomplete.
+#[test]
+fn symbol_links_in_a_tree_without_their_language_index_nothing() {
+    let ws = Ws::new();
+    for i in 0..12 {
+        ws.write(&format!("src/m{i}.py"), &format!("def f{i}():\n    return {i}\n"));
+    }
+    ws.write("knit.toml", "[check]\nmax_files = 6\n");
+    ws.write("docs/alt.md", "# Alt\n\n- ![   Image alt with ``backtick``   ](a.png)\n- See {@link Router.add}.\n");
+    ws.write("docs/a.png", "png");
+    let out = check_folder(ws.path(), &["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["complete"], true, "{report:#}");
+    assert_eq!(report["symbol_links"]["external"], 2, "{report:#}");
+    assert!(report["budget"]["files_read"].as_u64().unwrap() < 6, "{report:#}");
+}
