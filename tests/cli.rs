@@ -822,7 +822,8 @@ fn paths_relative_to_the_root_and_file_candidates_without_a_symbol() {
 /// (tRPC's CONTRIBUTING.md links `packages/server/src/core/initTRPC.ts`, which now lives
 /// elsewhere), a section id that differs in case, is qualified by its page's prefix
 /// (vitest's `/config/coverage#exclude` for the heading `coverage.exclude`) or is one edit
-/// off. Two ids that fit, or another version's section, get no guess.
+/// off. Two ids that fit, or another version's section, get no guess. (And prettier's
+/// link to a release post by its dated route is no broken link at all.)
 #[test]
 fn broken_links_say_what_they_most_likely_meant() {
     let ws = Ws::new();
@@ -830,6 +831,9 @@ fn broken_links_say_what_they_most_likely_meant() {
     ws.write("docs/config/coverage.md", "# coverage\n\n## coverage.exclude\n\nx\n\n## coverage.include\n\ny\n");
     ws.write("docs/api/hooks.md", "# Hooks\n\n## beforeEach\n\n## afterEach\n\n## test.each\n\n## bench.each\n");
     ws.write("docs/guide/migration.md", "# Migration\n\n## Vitest 5\n");
+    // a Docusaurus blog serves a dated post at a dated route, its version dots no extension
+    ws.write("website/blog/2023-11-13-3.1.0.md", "# Prettier 3.1\n");
+    ws.write("website/blog/2023-11-13-curious-ternaries.md", "# Ternaries\n\n_For a quick tl;dr, [see the release post](/blog/2023/11/13/3.1.0)._\n");
     ws.write(
         "CONTRIBUTING.md",
         "# Contributing\n\nLint with [ESLint](eslint.org); start at [`initTRPC`](packages/server/src/core/initTRPC.ts).\n\

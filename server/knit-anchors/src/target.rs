@@ -92,13 +92,16 @@ pub fn is_markdown(lower: &str) -> bool {
 }
 
 /// A path a docs site serves as a page: it ends in `/`, names an `.html` file, or its
-/// last segment has no extension (`guide/ui`, `../config/`, `api.html`). Such links are
-/// the norm in VitePress, Docusaurus and MkDocs sources, and never name a source file
-/// knit could read declarations of.
+/// last segment has no extension (`guide/ui`, `../config/`, `api.html`) — a version's
+/// dots are none (`/blog/2023/11/13/3.1.0`, a release post). Such links are the norm in
+/// VitePress, Docusaurus and MkDocs sources, and never name a source file knit could read
+/// declarations of.
 pub fn is_page_route(raw_path: &str) -> bool {
     let last = raw_path.rsplit(['/', '\\']).next().unwrap_or("");
     let lower = last.to_ascii_lowercase();
-    last.is_empty() || lower.ends_with(".html") || lower.ends_with(".htm") || !last.trim_start_matches('.').contains('.')
+    let extension = last.trim_start_matches('.').rsplit_once('.').map(|(_, e)| e);
+    let versioned = extension.is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()));
+    last.is_empty() || lower.ends_with(".html") || lower.ends_with(".htm") || extension.is_none() || versioned
 }
 
 /// The workspace files a docs site could serve for the page route `path` (as

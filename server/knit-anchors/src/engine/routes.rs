@@ -36,7 +36,9 @@ impl Session<'_> {
     ///    content collection's `/5x/api` for `src/content/api/5x/api.mdx`): the page
     ///    whose route ends with the route's last three, else last two, segments; among
     ///    several, the one whose folders name the most of the route's other segments, then
-    ///    the nearest the doc. A renamed page matches no tail and stays broken.
+    ///    the nearest the doc. A renamed page matches no tail and stays broken. A dated blog
+///    post (`blog/2023-11-13-3.1.0.md`) also answers to its dated route
+///    (`/blog/2023/11/13/3.1.0`), as Docusaurus serves it.
     pub fn resolve_route(&mut self, doc: &str, dest: &str, route: &str, rooted: bool) -> Option<String> {
         if let Some(found) = page_candidates(doc, route, rooted).into_iter().find(|p| self.tree.exists(p)) {
             return Some(found);
@@ -92,10 +94,15 @@ impl Session<'_> {
         let files = self.tree.files();
         for page in files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES) {
             let form = route_form(page).to_ascii_lowercase();
-            let segments: Vec<&str> = form.split('/').filter(|s| !s.is_empty()).collect();
-            for take in [2, 3] {
-                if take <= segments.len() {
-                    tails.entry(segments[segments.len() - take..].join("/")).or_default().push(page.clone());
+            for form in std::iter::once(form.clone()).chain(dated_route(&form)) {
+                let segments: Vec<&str> = form.split('/').filter(|s| !s.is_empty()).collect();
+                for take in [2, 3] {
+                    if take <= segments.len() {
+                        let pages = tails.entry(segments[segments.len() - take..].join("/")).or_default();
+                        if pages.last() != Some(page) {
+                            pages.push(page.clone());
+                        }
+                    }
                 }
             }
         }
@@ -203,6 +210,22 @@ fn route_form(path: &str) -> &str {
     ["/index", "/readme"].iter().find(|e| lower.ends_with(**e)).map_or(stem, |e| &stem[..stem.len() - e.len()])
 }
 
+/// The route a blog serves a dated post at: Docusaurus serves
+/// `website/blog/2023-11-13-3.1.0.md` (or `…/2023-11-13-3.1.0/index.md`) at
+/// `/blog/2023/11/13/3.1.0`. None for a page whose name starts with no date.
+fn dated_route(form: &str) -> Option<String> {
+    let (folder, name) = form.rsplit_once('/').unwrap_or(("", form));
+    let b = name.as_bytes();
+    let dated = b.len() > 11
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b'-'
+        && b[8..10].iter().all(u8::is_ascii_digit)
+        && b[10] == b'-';
+    dated.then(|| format!("{folder}/{}/{}/{}/{}", &name[..4], &name[5..7], &name[8..10], &name[11..]))
+}
+
 /// Leading folders two paths share.
 fn shared_folders(a: &str, b: &str) -> usize {
     let (a, b) = (a.rsplit_once('/').map_or("", |x| x.0), b.rsplit_once('/').map_or("", |x| x.0));
@@ -221,6 +244,14 @@ mod tests {
         assert_eq!(front_matter_slug("---\nslug: /\n---\n"), None, "the site's root names no page");
         assert_eq!(front_matter_slug("# Title\nslug: /x\n"), None, "only in front matter");
         assert_eq!(front_matter_slug("---\ntitle: x\n---\nslug: /x\n"), None);
+    }
+
+    #[test]
+    fn dated_blog_routes() {
+        assert_eq!(dated_route("website/blog/2023-11-13-3.1.0").as_deref(), Some("website/blog/2023/11/13/3.1.0"));
+        assert_eq!(dated_route("2017-04-13-1.0.0").as_deref(), Some("/2017/04/13/1.0.0"));
+        assert_eq!(dated_route("blog/2023-11-13"), None, "a date and no name");
+        assert_eq!(dated_route("docs/2023-notes"), None);
     }
 
     #[test]
