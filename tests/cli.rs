@@ -865,7 +865,8 @@ fn broken_links_say_what_they_most_likely_meant() {
 /// A DocC-looking span (``` ``backtick`` ```, as prettier's Markdown test fixtures write in
 /// image alts) in a tree with no Swift file names nothing the tree could declare: it is
 /// external without indexing the repository, whose files would run the check's budget out
-/// and mark a check of zero anchors incomplete.
+/// and mark a check of zero anchors incomplete. (A TSDoc link is still looked up: it may
+/// name a declaration of any language.)
 #[test]
 fn symbol_links_in_a_tree_without_their_language_index_nothing() {
     let ws = Ws::new();
@@ -873,7 +874,7 @@ fn symbol_links_in_a_tree_without_their_language_index_nothing() {
         ws.write(&format!("src/m{i}.py"), &format!("def f{i}():\n    return {i}\n"));
     }
     ws.write("knit.toml", "[check]\nmax_files = 6\n");
-    ws.write("docs/alt.md", "# Alt\n\n- ![   Image alt with ``backtick``   ](a.png)\n- See {@link Router.add}.\n");
+    ws.write("docs/alt.md", "# Alt\n\n- ![   Image alt with ``backtick``   ](a.png)\n- ![   and ``another``   ](a.png)\n");
     ws.write("docs/a.png", "png");
     let out = check_folder(ws.path(), &["--format", "json"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -881,4 +882,10 @@ fn symbol_links_in_a_tree_without_their_language_index_nothing() {
     assert_eq!(report["complete"], true, "{report:#}");
     assert_eq!(report["symbol_links"]["external"], 2, "{report:#}");
     assert!(report["budget"]["files_read"].as_u64().unwrap() < 6, "{report:#}");
+    // a TSDoc link names a Python declaration all the same
+    ws.write("knit.toml", "[check]\nmax_files = 100\n");
+    ws.write("docs/api.md", "# API\n\nCall {@link f3} first.\n");
+    let out = check_folder(ws.path(), &["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["symbol_links"]["resolved"], 1, "{report:#}");
 }

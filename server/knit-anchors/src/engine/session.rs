@@ -51,14 +51,14 @@ pub struct Session<'a> {
     /// [`super::links::NEAR_MISS_WORK`] a check stops looking (a doc of thousands of
     /// broken links into a page of thousands of headings stays linear).
     pub(super) near_miss_work: u64,
-    /// Whether the tree has Swift files (DocC links) and TypeScript/JavaScript files
-    /// (TSDoc links), once asked (see `symbol_links.rs`).
-    pub(super) languages_present: [Option<bool>; 2],
+    /// Whether the tree has Swift files (what DocC links name), once asked (see
+    /// `symbol_links.rs`).
+    pub(super) swift_present: Option<bool>,
 }
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None, by_file_name: None, near_miss_work: 0, languages_present: [None; 2] }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None, by_file_name: None, near_miss_work: 0, swift_present: None }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted

@@ -158,20 +158,14 @@ fn declares_conformance(signature: &str) -> bool {
 }
 
 impl Session<'_> {
-    /// Whether the tree holds a file a link of `kind` could name a declaration of: Swift
-    /// for DocC, TypeScript or JavaScript for TSDoc. Asked of the file list once per
-    /// session.
-    fn has_files_for(&mut self, kind: SymbolLinkKind) -> bool {
-        let at = usize::from(kind == SymbolLinkKind::TsDoc);
-        if let Some(known) = self.languages_present[at] {
+    /// Whether the tree holds a Swift file (what a DocC link can name), asked of the file
+    /// list once per session.
+    fn has_swift_files(&mut self) -> bool {
+        if let Some(known) = self.swift_present {
             return known;
         }
-        let exts: &[&str] = match kind {
-            SymbolLinkKind::DocC => &[".swift"],
-            SymbolLinkKind::TsDoc => &[".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"],
-        };
-        let found = self.tree.files().iter().any(|f| exts.iter().any(|e| f.ends_with(e)));
-        self.languages_present[at] = Some(found);
+        let found = self.tree.files().iter().any(|f| f.ends_with(".swift"));
+        self.swift_present = Some(found);
         found
     }
 
@@ -181,11 +175,13 @@ impl Session<'_> {
     /// names nothing the workspace declares at all is taken to be external (the standard
     /// library, another module) and is not judged.
     pub fn resolve_symbol_link(&mut self, link: &SymbolLink) -> SymbolLinkResult {
-        // A tree with no file of the link's language has nothing it could name: external,
-        // without indexing the repository (prettier's Markdown test fixtures write
-        // ``backtick`` in image alts; indexing its 9 000 files for them ran the check's
-        // files budget out and marked it incomplete).
-        if !self.has_files_for(link.kind) {
+        // A DocC link resolves against Swift declarations only: in a tree with no Swift
+        // file it names nothing, and is external without indexing the repository
+        // (prettier's Markdown test fixtures write ``backtick`` in image alts; indexing its
+        // 9 000 files for them ran the check's files budget out and marked it incomplete).
+        // A TSDoc link may name a declaration of any language (`{@link parse_config}` in a
+        // Rust project's docs), so it is always looked up.
+        if link.kind == SymbolLinkKind::DocC && !self.has_swift_files() {
             return SymbolLinkResult { link: link.clone(), targets: Vec::new(), broken: None };
         }
         let wanted = candidates(link);
