@@ -77,12 +77,19 @@ pub fn name_similarity(want: &str, have: &str) -> (f32, Vec<String>) {
     (dice.max(spelling), shared)
 }
 
-/// Levenshtein distance over chars; callers bound the lengths.
+/// Levenshtein distance over chars; callers bound the lengths (over 200 chars:
+/// `usize::MAX / 2`).
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    edit_distance_within(a, b, usize::MAX).unwrap_or(usize::MAX / 2)
+}
+
+/// [`edit_distance`] when it is at most `limit`, else None — found early: the lengths'
+/// difference, or a row of the table past `limit`, settles it.
+pub fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    if a.len() > 200 || b.len() > 200 {
-        return usize::MAX / 2;
+    if a.len() > 200 || b.len() > 200 || a.len().abs_diff(b.len()) > limit {
+        return None;
     }
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
@@ -92,9 +99,12 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
             let cost = usize::from(a[i - 1] != b[j - 1]);
             cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
         }
+        if cur.iter().min().is_some_and(|&m| m > limit) {
+            return None;
+        }
         std::mem::swap(&mut prev, &mut cur);
     }
-    prev[b.len()]
+    (prev[b.len()] <= limit).then_some(prev[b.len()])
 }
 
 #[cfg(test)]

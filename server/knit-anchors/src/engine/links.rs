@@ -9,6 +9,7 @@ use crate::markdown;
 use crate::model::*;
 use crate::target::{classify, page_candidates, relative_dest, Target};
 use knit_syntax::fragment::exact_fragment;
+use knit_syntax::similarity::edit_distance_within;
 use knit_syntax::Declaration;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -232,27 +233,6 @@ fn nearest_fragment<'a>(names: &[&'a str], wanted: &str, fuzzy: bool) -> Option<
     }
 }
 
-/// The edit distance of `a` and `b` (characters), when at most `limit`.
-fn edit_distance_within(a: &str, b: &str, limit: usize) -> Option<usize> {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.len().abs_diff(b.len()) > limit || b.len() > 200 {
-        return None;
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut row = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            row[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(row[j] + 1);
-        }
-        if row.iter().min().is_some_and(|&m| m > limit) {
-            return None;
-        }
-        prev = row;
-    }
-    (prev[b.len()] <= limit).then_some(prev[b.len()])
-}
-
 /// Language folders a translated docs tree is recognised by (ISO 639-1 codes of the
 /// languages docs sites are most often translated into, and their regional forms).
 const LANGUAGES: [&str; 40] = [
@@ -367,7 +347,8 @@ pub fn covering_declaration(decls: &[Declaration], start: u32, end: u32) -> Opti
 
 #[cfg(test)]
 mod tests {
-    use super::{edit_distance_within, nearest_fragment, translation_fallback, web_address};
+    use super::{nearest_fragment, translation_fallback, web_address};
+    use knit_syntax::similarity::edit_distance_within;
 
     #[test]
     fn translated_pages_fall_back_to_english() {

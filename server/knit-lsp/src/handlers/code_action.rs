@@ -44,6 +44,11 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
             .cloned()
             .collect()
     };
+    // The client's diagnostics of `code` on a doc line (1-based), which a quick fix clears.
+    let diags_on_line = |code: &str, line: u32| -> Vec<Diagnostic> {
+        let code = NumberOrString::String(code.to_string());
+        p.context.diagnostics.iter().filter(|d| d.code.as_ref() == Some(&code) && d.range.start.line + 1 == line).cloned().collect()
+    };
     let mut action = |title: String, kind: CodeActionKind, preferred: bool, edits: &[knit_anchors::TextEdit], diags: Vec<Diagnostic>| {
         if edits.is_empty() {
             return;
@@ -125,13 +130,7 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
             found.iter().filter_map(|s| convert_suggestion(&mut session, src, s).map(|e| (s, e))).collect();
         for (s, e) in convertible.iter().filter(|(s, _)| touches(&s.span)) {
             let dest = s.dest.as_deref().unwrap_or("");
-            let diags: Vec<Diagnostic> = p
-                .context
-                .diagnostics
-                .iter()
-                .filter(|d| d.code == Some(NumberOrString::String("code-mention".into())) && d.range.start.line == s.line - 1)
-                .cloned()
-                .collect();
+            let diags = diags_on_line("code-mention", s.line);
             let kind = if diags.is_empty() { CodeActionKind::REFACTOR_REWRITE } else { CodeActionKind::QUICKFIX };
             action(format!("Convert `{}` to an anchor ({dest})", s.text), kind, !diags.is_empty(), std::slice::from_ref(e), diags);
         }
@@ -142,13 +141,7 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
     }
     for m in report.analysis.mentions.iter().filter(|m| touches(&m.mention.span)) {
         if let Some(e) = convert_mention(&mut session, &report.rel, src, &m.mention) {
-            let diags: Vec<Diagnostic> = p
-                .context
-                .diagnostics
-                .iter()
-                .filter(|d| d.code == Some(NumberOrString::String("mention".into())) && d.range.start.line == m.mention.line - 1)
-                .cloned()
-                .collect();
+            let diags = diags_on_line("mention", m.mention.line);
             action(format!("Convert `{}` to an anchor ({})", m.report.text, m.report.suggestion), CodeActionKind::QUICKFIX, true, &[e], diags);
         }
     }
@@ -160,14 +153,7 @@ pub fn code_actions(snap: &Snapshot, p: &CodeActionParams) -> Option<CodeActionR
         if span.start >= span.end {
             continue;
         }
-        let line = b.link.link.line.saturating_sub(1);
-        let diags: Vec<Diagnostic> = p
-            .context
-            .diagnostics
-            .iter()
-            .filter(|d| d.code == Some(NumberOrString::String("broken-link".into())) && d.range.start.line == line)
-            .cloned()
-            .collect();
+        let diags = diags_on_line("broken-link", b.link.link.line);
         let edit = knit_anchors::TextEdit { range: span.clone(), new_text: suggestion.clone() };
         action(format!("Link `{suggestion}` instead"), CodeActionKind::QUICKFIX, true, &[edit], diags);
     }

@@ -432,12 +432,13 @@ pub(crate) fn jsx_reserved_attribute_names(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
-/// Swift's underscored ownership modifiers on parameter types, `x: __owned T` and
-/// `x: __shared T`, which tree-sitter-swift 0.7 does not know (`borrowing`, `consuming`
-/// and `inout` it does): the modifier and its blanks are excised.
+/// Swift's underscored modifiers on parameter types, which tree-sitter-swift 0.7 does not
+/// know (`borrowing`, `consuming` and `inout` it does): the ownership modifiers
+/// `x: __owned T` and `x: __shared T`, and the compile-time constant `_ name: _const
+/// String` (swift-testing's macro declarations). The modifier and its blanks are excised.
 pub(crate) fn swift_underscored_ownership(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for kw in [&b"__owned"[..], &b"__shared"[..]] {
+    for kw in [&b"__owned"[..], &b"__shared"[..], &b"_const"[..]] {
         for at in word_at(b, kw) {
             if !matches!(prev_non_space(b, at), Some((_, b':'))) {
                 continue;
@@ -1325,18 +1326,11 @@ pub(crate) fn swift_function_type_values(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
-/// Swift's underscored compile-time constant parameters (`_ name: _const String`,
-/// swift-testing's macro declarations), and feature names in an availability condition
-/// (`#available(_typedThrowsAPI, *)`): tree-sitter-swift 0.7 knows neither. The keyword,
-/// or the feature name with its comma, is excised with its blanks.
-pub(crate) fn swift_underscored_compile_time_words(src: &str, out: &mut Vec<Repair>) {
+/// Feature names in an availability condition (`#available(_typedThrowsAPI, *)`,
+/// swift-testing): tree-sitter-swift 0.7 wants a platform and version. The feature name
+/// and its comma are excised with their blanks.
+pub(crate) fn swift_availability_feature_names(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for at in word_at(b, b"_const") {
-        let end = skip_blanks(b, at + "_const".len());
-        if matches!(prev_non_space(b, at), Some((_, b':'))) && end > at + "_const".len() && b.get(end).is_some_and(|&c| is_word_byte(c) || c == b'(' || c == b'[') {
-            out.push(Repair::Excise { start: at, end });
-        }
-    }
     for keyword in [&b"#available("[..], b"#unavailable("] {
         let mut i = 0;
         while let Some(p) = find(&b[i..], keyword) {
@@ -1732,8 +1726,12 @@ mod tests {
     #[test]
     fn compile_time_words_and_open_range_loops() {
         assert_eq!(
-            cuts(swift_underscored_compile_time_words, "init(_ s: _const String, t: _const [Int])\nif #available(_typedThrowsAPI, *) {}\nif #available(macOS 15, *) {}\nlet _const = 1\n"),
-            ["cut \"_const \"", "cut \"_const \"", "cut \"_typedThrowsAPI, \""]
+            cuts(swift_underscored_ownership, "init(_ s: _const String, t: _const [Int])\nlet _const = 1\n"),
+            ["cut \"_const \"", "cut \"_const \""]
+        );
+        assert_eq!(
+            cuts(swift_availability_feature_names, "if #available(_typedThrowsAPI, *) {}\nif #available(macOS 15, *) {}\nif #unavailable(_x) {}\n"),
+            ["cut \"_typedThrowsAPI, \""]
         );
         assert_eq!(cuts(swift_open_range_loops, "  for i in 0... {\n  for (i, x) in zip(1..., xs) {\nlet a = b[1...]\nf(x...) {\n"), ["cut \"...\""]);
     }
@@ -1807,7 +1805,7 @@ mod tests {
             swift_modified_local_type_first_in_getter,
             swift_module_selectors,
             swift_function_type_values,
-            swift_underscored_compile_time_words,
+            swift_availability_feature_names,
             swift_open_range_loops,
             js_accessors,
         ];

@@ -80,7 +80,7 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_modified_local_type_first_in_getter(src, &mut out);
     gaps::swift_module_selectors(src, &mut out);
     gaps::swift_function_type_values(src, &mut out);
-    gaps::swift_underscored_compile_time_words(src, &mut out);
+    gaps::swift_availability_feature_names(src, &mut out);
     gaps::swift_open_range_loops(src, &mut out);
     local_statement_prefixes(root, src, &mut out);
     out
