@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 11;
-const PINNED_DIGEST: &str = "94af3f041a585a82";
+const PINNED_VERSION: u32 = 12;
+const PINNED_DIGEST: &str = "d897d5dbb2b905bf";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -1372,6 +1372,23 @@ pub(crate) fn swift_open_range_loops(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// A function named `open` called as a statement of a switch case (`return open(lhs)` in
+/// swift-testing, where a local generic `func open<T>` opens an existential):
+/// tree-sitter-swift 0.7 reads `open` there as the access modifier and the case as an
+/// error. `open` is never followed by `(` as a modifier (there is no `open(set)`), so an
+/// `open` before `(` that is not a member (`.open(`) gets its first letter capitalised,
+/// `Open(lhs)`, an identifier of the same length; names are read from the original text.
+pub(crate) fn swift_open_calls(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"open") {
+        let is_call = b.get(skip_blanks(b, at + 4)) == Some(&b'(');
+        let is_member = prev_non_space(b, at).is_some_and(|(_, c)| c == b'.');
+        if is_call && !is_member {
+            out.push(Repair::Overwrite { at, byte: b'O' });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1520,6 +1537,12 @@ mod tests {
                 format!("{}:_", src.find("default=").unwrap())
             ]
         );
+    }
+
+    #[test]
+    fn swift_open_calls_are_calls_not_modifiers() {
+        let src = "open class A {}\nreturn open(lhs)\nx.open(y)\nlet f = open (1)\nopen func g()\nfunc open<T>(_: T)";
+        assert_eq!(cuts(swift_open_calls, src), [format!("{}:O", src.find("open(lhs)").unwrap()), format!("{}:O", src.find("open (1)").unwrap())]);
     }
 
     #[test]
@@ -1780,9 +1803,10 @@ mod tests {
             ": _const #available(_x, ".repeat(n),
             "for i in 0... { ...".repeat(n),
             "static accessor x accessor y\n".repeat(n),
+            "return open( .open(".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 25] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 26] = [
             swift_condition_calls,
             swift_unknown_accessors,
             swift_case_range_parens,
@@ -1807,6 +1831,7 @@ mod tests {
             swift_function_type_values,
             swift_availability_feature_names,
             swift_open_range_loops,
+            swift_open_calls,
             js_accessors,
         ];
         for input in &inputs {

@@ -82,6 +82,7 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_function_type_values(src, &mut out);
     gaps::swift_availability_feature_names(src, &mut out);
     gaps::swift_open_range_loops(src, &mut out);
+    gaps::swift_open_calls(src, &mut out);
     local_statement_prefixes(root, src, &mut out);
     out
 }
