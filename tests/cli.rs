@@ -448,6 +448,21 @@ fn an_open_file_pack_lists_files_elsewhere_named_like_it() {
 }
 
 #[test]
+fn a_query_pack_names_the_files_declaring_what_the_query_writes_as_code() {
+    let ws = Ws::new();
+    ws.write("src/backoff.ts", "export function computeDelay(attempt: number) { return attempt * 100; }\n");
+    ws.write("src/client.ts", "import { computeDelay } from './backoff';\nexport const wait = computeDelay(2);\n");
+    ws.write("src/hooks.ts", "export function beforeRequest() { return 1; }\n");
+    let out = ws.knit(&["pack", "--query", "Cap computeDelay at a minute", "--format", "json"]);
+    let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    // The declaring file says so; the file that only calls it does not.
+    assert!(has_reason(pack_item(&pack, "src/backoff.ts"), "declares: computeDelay (named in the query)"), "{pack}");
+    assert!(!pack_item(&pack, "src/client.ts")["reasons"].as_array().unwrap().iter().any(|r| r.as_str().unwrap().contains("named in the query")), "{pack}");
+    let text = String::from_utf8_lossy(&ws.knit(&["pack", "--query", "Cap computeDelay at a minute"]).stdout).to_string();
+    assert!(text.contains("declares computeDelay (named in the query)"), "{text}");
+}
+
+#[test]
 fn an_open_file_pack_says_in_words_what_history_knows() {
     // The history reasons (changedWith, recent) read as sentences in the human output.
     let ws = Ws::new();

@@ -19,15 +19,15 @@ import json
 import sys
 from collections import defaultdict
 
-SIGNALS = ["lexical", "cochange", "imports", "tests", "documents", "declares", "uses", "neartop", "cochangetop", "recent", "pastcommits", "samefolder", "inpath", "sharesname"]
+SIGNALS = ["lexical", "cochange", "imports", "tests", "documents", "declares", "uses", "neartop", "cochangetop", "recent", "pastcommits", "samefolder", "inpath", "sharesname", "named"]
 GRID = [0.0, 0.15, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]
 KS = [1.0, 3.0, 5.0, 10.0, 20.0, 40.0]
 DEPTH = 40
 # What `FusionWeights::default()` holds now (kept in step by hand): the fit starts from
 # these as well as from all-ones, and reports their score beside the fitted ones.
 CURRENT = {
-    "open": (1.0, [1.0, 2.0, 0.15, 2.0, 0.3, 0.75, 1.0, 0.75, 0.5, 0.75, 0.15, 1.0, 0.0, 1.5]),
-    "query": (5.0, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.15, 0.3, 0.5, 0.5, 0.0, 0.5, 0.0]),
+    "open": (1.0, [1.0, 2.0, 0.15, 2.0, 0.3, 0.75, 1.0, 0.75, 0.5, 0.75, 0.15, 1.0, 0.0, 1.5, 0.0]),
+    "query": (5.0, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.15, 0.3, 0.5, 0.5, 0.0, 0.5, 0.0, 0.75]),
 }
 
 

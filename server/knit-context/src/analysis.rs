@@ -483,6 +483,47 @@ fn word_runs(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|r| !r.is_empty())
 }
 
+/// Identifiers a query writes as code, case kept: runs of letters, digits and `_` of at
+/// least [`crate::symbols::MIN_NAME_LEN`] characters that mix cases past their first letter
+/// (`beforeRetry`, `HTTPError`), have a `_` or a digit inside
+/// (`build_request`, `utf8`), or stand between backticks (`` `request` ``); first
+/// occurrence order, at most [`MAX_PATH_WORDS`]. Plain words are left out: a commit message's
+/// "search" or "binary" is English even where a function bears the name.
+pub fn code_names(text: &str) -> Vec<String> {
+    fn keep(run: &str, ticked: bool, out: &mut Vec<String>) {
+        // Whole, leading `_` kept: `_BString` is the name Swift declares, not `BString`.
+        if out.len() >= MAX_PATH_WORDS || run.chars().count() < crate::symbols::MIN_NAME_LEN || !run.chars().any(char::is_alphabetic) {
+            return;
+        }
+        // An uppercase letter after the first beside lowercase ones: `beforeRetry`,
+        // `HTTPError`; not `Deque` (any capitalised word) nor `HTTP`.
+        let humped = run.chars().skip(1).any(char::is_uppercase) && run.chars().any(char::is_lowercase);
+        let marked = run.trim_matches('_').contains('_') || run.chars().any(|c| c.is_ascii_digit());
+        if (humped || marked || ticked) && !out.iter().any(|o| o == run) {
+            out.push(run.to_string());
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut in_ticks = false;
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        if c.is_alphanumeric() || c == '_' {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take() {
+            keep(&text[s..i], in_ticks, &mut out);
+        }
+        if c == '`' {
+            in_ticks = !in_ticks;
+        }
+    }
+    if let Some(s) = start {
+        keep(&text[s..], in_ticks, &mut out);
+    }
+    out
+}
+
 /// Words of a task that may name a file: each identifier-like run of `text` lowercased, and
 /// its camelCase / snake_case parts, neither stemmed nor plural-folded (a path spells
 /// `retry`, not the term `retri`), at least 3 characters, with a letter, not a stop word;
@@ -616,6 +657,18 @@ mod tests {
         assert_eq!(identifier_parts("__max__file_bytes_"), vec!["max", "file", "bytes"]);
         assert_eq!(identifier_parts("bm25"), vec!["bm25"]);
         assert_eq!(identifier_parts("ÉtatCivil"), vec!["État", "Civil"]);
+    }
+
+    #[test]
+    fn code_names_are_the_identifiers_a_text_writes_as_code() {
+        let names = code_names("Add `request` and build_request to HTTPError, beforeRetry (#309), utf8 and `id`; fix the Search of HTTPError in _BString, not _private");
+        // camelCase humps, `_` inside, digits and backticks make code, written whole
+        // (`_BString`); plain words (`Add`, `Search`, `_private`), names under 4
+        // characters (`id`), numbers and repeats do not count.
+        assert_eq!(names, ["request", "build_request", "HTTPError", "beforeRetry", "utf8", "_BString"]);
+        assert!(code_names("Fix the search of binary files").is_empty());
+        // An unclosed backtick marks the rest; a run at the end of the text counts.
+        assert_eq!(code_names("see `Deque"), ["Deque"]);
     }
 
     #[test]

@@ -978,6 +978,7 @@ impl ContextEngine {
                 _ => None,
             },
             other_open,
+            query: if source == "openBuffers" { None } else { text.as_deref() },
             lexical: hits.iter().map(|h| (h.path.clone(), tiers::hit_reasons(h))).collect(),
             terms: &weighted,
             path_words: &path_words,

@@ -174,6 +174,8 @@ pub struct Inputs<'a> {
     pub lexical: Vec<(String, Vec<String>)>,
     /// The task's weighted terms (for matching past commits' subject lines).
     pub terms: &'a [(String, f32)],
+    /// The raw query, for the identifiers it names (None for open-buffer tasks).
+    pub query: Option<&'a str>,
     /// The words of a query that may name a file ([`analysis::path_words`]); empty for
     /// open-buffer tasks, whose words are the buffer's, not the user's.
     pub path_words: &'a [String],
@@ -217,6 +219,9 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
                 }
             }
         }
+    }
+    if let Some(query) = inp.query {
+        named_in_query(&mut s, inp, query);
     }
     // Files whose path spells the task's words.
     for (path, words) in inp.symbols.paths_with_words(inp.path_words).into_iter().filter(|(p, _)| (inp.allowed)(p)).take(LIST_DEPTH) {
@@ -357,33 +362,49 @@ fn heaviest_first(found: BTreeMap<String, (f32, Vec<String>)>) -> Vec<(String, V
     list.into_iter().map(|(p, _, n)| (p, n)).collect()
 }
 
-/// Files that declare identifiers the focus uses (and does not declare itself).
-fn declares(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>) {
-    let own: HashSet<&str> = focus.declared.iter().map(String::as_str).collect();
+/// Adds `weight` to `path`'s tally, keeping the first four names that linked it.
+fn credit(found: &mut BTreeMap<String, (f32, Vec<String>)>, path: String, weight: f32, name: &str) {
+    let e = found.entry(path).or_default();
+    e.0 += weight;
+    if e.1.len() < 4 {
+        e.1.push(name.to_string());
+    }
+}
+
+/// The files declaring `names` (never `skip`, only allowed ones), each name weighing one
+/// over the number of files declaring it, heaviest first: the `declares` and `named` lists.
+fn declarers_of(inp: &Inputs<'_>, names: impl IntoIterator<Item = String>, skip: Option<&str>) -> Vec<(String, Vec<String>)> {
     let mut found: BTreeMap<String, (f32, Vec<String>)> = BTreeMap::new();
-    for name in crate::symbols::used_identifiers(focus.text, 4000) {
-        if own.contains(name.as_str()) {
-            continue;
-        }
+    for name in names {
         let files = inp.symbols.declarers(&name);
-        if files.is_empty() {
-            continue;
-        }
-        let weight = 1.0 / files.len() as f32;
+        let weight = 1.0 / files.len().max(1) as f32;
         for f in files {
-            if f == focus.path || !(inp.allowed)(f) {
-                continue;
-            }
-            let e = found.entry(f.to_string()).or_default();
-            e.0 += weight;
-            if e.1.len() < 4 {
-                e.1.push(name.clone());
+            if Some(f) != skip && (inp.allowed)(f) {
+                credit(&mut found, f.to_string(), weight, &name);
             }
         }
     }
-    for (path, names) in heaviest_first(found) {
+    heaviest_first(found)
+}
+
+/// Files that declare identifiers the focus uses (and does not declare itself).
+fn declares(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>) {
+    let own: HashSet<&str> = focus.declared.iter().map(String::as_str).collect();
+    let used = crate::symbols::used_identifiers(focus.text, 4000).into_iter().filter(|name| !own.contains(name.as_str()));
+    for (path, names) in declarers_of(inp, used, Some(focus.path)) {
         let relation = RelationFact { kind: RelationType::UsedBy, dir: "in".into(), other: focus.path.to_string(), line: None, symbol: names.first().cloned() };
         s.push(SignalKind::Declares, SignalHit { reason: format!("declares: {} (used in {})", names.join(", "), focus.path), path, relation: Some(relation) });
+    }
+}
+
+/// Files that declare the identifiers a query names as code ("Add request to HTTPError" →
+/// the file declaring `HTTPError`), a name declared by fewer files weighing more (as in
+/// [`declares`]). Only names written as code count ([`analysis::code_names`]): with plain
+/// words too (`search`, `binary`, which name functions in ripgrep) half the queries of some
+/// repositories named something, mostly not what the commit changed.
+fn named_in_query(s: &mut Signals, inp: &Inputs<'_>, query: &str) {
+    for (path, names) in declarers_of(inp, analysis::code_names(query), None) {
+        s.push(SignalKind::Named, SignalHit { reason: format!("declares: {} (named in the query)", names.join(", ")), path, relation: None });
     }
 }
 
@@ -402,11 +423,7 @@ fn uses(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>, files_with_term: &
             if f == focus.path || !(inp.allowed)(&f) {
                 continue;
             }
-            let e = found.entry(f).or_default();
-            e.0 += weight;
-            if e.1.len() < 4 {
-                e.1.push(name.clone());
-            }
+            credit(&mut found, f, weight, name);
         }
     }
     for (path, names) in heaviest_first(found) {
@@ -441,6 +458,52 @@ mod tests {
         assert_eq!(table.in_folder("src").len(), 7);
     }
 
+    #[test]
+    fn named_lists_the_declarers_of_names_a_query_writes_as_code_rarest_first() {
+        let mut records: Vec<FileRecord> = ["src/errors.ts", "src/ky.ts", "src/types/options.ts", "src/types/hooks.ts", "src/search.ts", "test/errors.ts"].iter().map(|p| record(p)).collect();
+        records[0].decls = vec!["HTTPError".into(), "TimeoutError".into()];
+        records[1].decls = vec!["beforeRetry".into()];
+        records[2].decls = vec!["beforeRetry".into(), "NormalizedOptions".into()];
+        records[3].decls = vec!["beforeRetry".into()];
+        records[4].decls = vec!["search".into()];
+        records[5].decls = vec!["TimeoutError".into()];
+        let refs: Vec<&FileRecord> = records.iter().collect();
+        let symbols = SymbolTable::build(&refs);
+        let graph = RelationGraph::default();
+        let allowed = |p: &str| p != "test/errors.ts";
+        let is_doc = |_: &str| false;
+        let named = |query: Option<&str>| -> Vec<(String, String)> {
+            let inputs = Inputs {
+                focus: None,
+                other_open: vec![],
+                query,
+                lexical: vec![],
+                terms: &[],
+                path_words: &[],
+                graph: &graph,
+                cochange: None,
+                symbols: &symbols,
+                allowed: &allowed,
+                is_doc: &is_doc,
+            };
+            collect(&inputs, &mut |_| Vec::new()).list(SignalKind::Named).iter().map(|h| (h.path.clone(), h.reason.clone())).collect()
+        };
+        let list = named(Some("Fix `search` of HTTPError, NormalizedOptions and beforeRetry; search HTTPError again"));
+        // A name one file declares weighs 1, one of three files ⅓: options.ts holds one of
+        // each; `search` counts between backticks, not as the plain word it also is.
+        let paths: Vec<&str> = list.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["src/types/options.ts", "src/errors.ts", "src/search.ts", "src/ky.ts", "src/types/hooks.ts"]);
+        assert_eq!(list[0].1, "declares: NormalizedOptions, beforeRetry (named in the query)");
+        assert_eq!(list[1].1, "declares: HTTPError (named in the query)");
+        // Plain words name nothing; a file that may not be listed is never listed; an
+        // open-buffer task (no query) has no list.
+        assert!(named(Some("Fix search of timeouts")).is_empty());
+        assert_eq!(named(Some("TimeoutError")).iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["src/errors.ts"]);
+        assert!(named(None).is_empty());
+        // Retrieval, not a relation: it never lifts a file into supporting on its own.
+        assert!(!SignalKind::Named.is_relation());
+    }
+
     /// The signals of a task over `paths` (no history, no graph), one of them not listable.
     fn signals_over(paths: &[&str], focus: Option<&str>, words: &[String], not_allowed: &str) -> Signals {
         let records: Vec<FileRecord> = paths.iter().map(|p| record(p)).collect();
@@ -452,6 +515,7 @@ mod tests {
         let inputs = Inputs {
             focus: focus.map(|path| Focus { path, text: "", declared: &[] }),
             other_open: vec![],
+            query: None,
             lexical: vec![],
             terms: &[],
             path_words: words,

@@ -286,7 +286,7 @@ mod tests {
         for (k, p, r) in relations {
             s.push(*k, SignalHit { path: p.to_string(), reason: r.to_string(), relation: None });
         }
-        fuse(&s, &Weights { k: 10.0, by_kind: [1.0, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9], depth: 50 })
+        fuse(&s, &Weights { k: 10.0, by_kind: [1.0, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9], depth: 50 })
     }
 
     #[test]
