@@ -1,8 +1,8 @@
 //! The three faces of the context engine give the same pack for the same inputs: `knit
 //! pack --open F`, the MCP tool `context_pack {open: [F]}` and the language server's
 //! `knit/contextPack` with F open and focused — on a git workspace, so co-change and the
-//! symbol signals take part. Compared: every tier's paths in order, and each item's
-//! reasons and passage lines.
+//! symbol signals take part — and the same for a typed query (`--query Q`, `{query: Q}`).
+//! Compared: every tier's paths in order, and each item's reasons and passage lines.
 
 use knit_e2e::{git, git_first_commit, knit_bin, lsp_frame, lsp_reader, Ws};
 use serde_json::{json, Value};
@@ -43,13 +43,26 @@ fn tiers(pack: &Value) -> Vec<Row> {
     out
 }
 
-fn cli_pack(ws: &Ws) -> Value {
-    let out = ws.knit(&["pack", "--open", "src/router.ts", "--format", "json"]);
+/// What the pack is asked for, the same on every face.
+#[derive(Clone, Copy)]
+enum Task<'a> {
+    /// `src/router.ts` open and focused, no query.
+    OpenRouter,
+    /// A typed query, nothing open.
+    Query(&'a str),
+}
+
+fn cli_pack(ws: &Ws, task: Task<'_>) -> Value {
+    let args: Vec<&str> = match task {
+        Task::OpenRouter => vec!["pack", "--open", "src/router.ts", "--format", "json"],
+        Task::Query(q) => vec!["pack", "--query", q, "--format", "json"],
+    };
+    let out = ws.knit(&args);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn mcp_pack(ws: &Ws) -> Value {
+fn mcp_pack(ws: &Ws, task: Task<'_>) -> Value {
     let mut child = Command::new(knit_bin())
         .arg("mcp")
         .current_dir(ws.path())
@@ -63,7 +76,10 @@ fn mcp_pack(ws: &Ws) -> Value {
     let lines = [
         json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}),
         json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context_pack","arguments":{"open":["src/router.ts"]}}}),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"context_pack","arguments":match task {
+            Task::OpenRouter => json!({"open":["src/router.ts"]}),
+            Task::Query(q) => json!({"query": q}),
+        }}}),
     ];
     let mut input = String::new();
     for l in lines {
@@ -76,7 +92,7 @@ fn mcp_pack(ws: &Ws) -> Value {
     reply["result"]["structuredContent"].clone()
 }
 
-fn lsp_pack(ws: &Ws) -> Value {
+fn lsp_pack(ws: &Ws, task: Task<'_>) -> Value {
     let mut child = Command::new(knit_bin())
         .args(["lsp", "--stdio"])
         .current_dir(ws.path())
@@ -102,9 +118,15 @@ fn lsp_pack(ws: &Ws) -> Value {
     let until = Instant::now() + Duration::from_secs(30);
     while Instant::now() < until && rx.recv_timeout(Duration::from_millis(200)).map(|v| v["id"] != 1).unwrap_or(true) {}
     send(json!({"jsonrpc":"2.0","method":"initialized","params":{}}));
-    let text = ws.read("src/router.ts");
-    send(json!({"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":file_uri,"languageId":"typescript","version":1,"text":text}}}));
-    send(json!({"jsonrpc":"2.0","id":7,"method":"knit/contextPack","params":{"focus":{"uri":file_uri}}}));
+    let params = match task {
+        Task::OpenRouter => {
+            let text = ws.read("src/router.ts");
+            send(json!({"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":file_uri,"languageId":"typescript","version":1,"text":text}}}));
+            json!({"focus":{"uri":file_uri}})
+        }
+        Task::Query(q) => json!({"query": q}),
+    };
+    send(json!({"jsonrpc":"2.0","id":7,"method":"knit/contextPack","params":params}));
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut result = Value::Null;
     while Instant::now() < deadline {
@@ -126,13 +148,29 @@ fn lsp_pack(ws: &Ws) -> Value {
 #[test]
 fn cli_mcp_and_lsp_give_the_same_pack() {
     let ws = project();
-    let cli = cli_pack(&ws);
-    let mcp = mcp_pack(&ws);
-    let lsp = lsp_pack(&ws);
+    let cli = cli_pack(&ws, Task::OpenRouter);
+    let mcp = mcp_pack(&ws, Task::OpenRouter);
+    let lsp = lsp_pack(&ws, Task::OpenRouter);
     let cli_t = tiers(&cli);
     assert!(cli_t.iter().any(|(_, p, r, _)| p == "docs/changelog.md" && r.iter().any(|x| x.starts_with("changedWith: src/router.ts"))), "{cli_t:?}");
     assert!(cli_t.iter().any(|(_, p, _, passage)| p == "src/handler.ts" && passage.is_some()), "{cli_t:?}");
     assert_eq!(tiers(&mcp), cli_t, "MCP differs from the CLI");
     assert_eq!(tiers(&lsp), cli_t, "the language server differs from the CLI");
     assert_eq!(cli["task"]["terms"], lsp["task"]["terms"]);
+}
+
+#[test]
+fn cli_mcp_and_lsp_give_the_same_query_pack() {
+    let ws = project();
+    // Every query signal takes part: words in text and paths (`routing`), an identifier
+    // written as code (`dispatchRequest`), co-change of the best hits and recent work.
+    let query = "Make dispatchRequest follow routing changes";
+    let cli = cli_pack(&ws, Task::Query(query));
+    let cli_t = tiers(&cli);
+    assert!(cli_t.iter().any(|(_, p, r, _)| p == "src/handler.ts" && r.iter().any(|x| x == "declares: dispatchRequest (named in the query)")), "{cli_t:?}");
+    assert_eq!(tiers(&mcp_pack(&ws, Task::Query(query))), cli_t, "MCP differs from the CLI");
+    let lsp = lsp_pack(&ws, Task::Query(query));
+    assert_eq!(tiers(&lsp), cli_t, "the language server differs from the CLI");
+    assert_eq!(cli["task"]["terms"], lsp["task"]["terms"]);
+    assert_eq!(lsp["task"]["source"], "query");
 }
