@@ -43,9 +43,10 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// 11: Swift module selectors, `_const`, function types as values, open-range loops and
 /// `#available` feature names (swift-testing), auto-accessors after modifiers (Lit),
 /// overlapping excised spans merged, `->`, `::` and range operators as one excised token;
-/// 12: a function named `open` called in a switch case (swift-testing).
+/// 12: a function named `open` called in a switch case (swift-testing);
+/// 13: Rust macros named like a primitive type (snapbox's `str![…]`, mdBook's tests).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 12;
+pub const SCHEME_VERSION: u32 = 13;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 12;
-const PINNED_DIGEST: &str = "d897d5dbb2b905bf";
+const PINNED_VERSION: u32 = 13;
+const PINNED_DIGEST: &str = "eb5fd3cd54a678e2";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

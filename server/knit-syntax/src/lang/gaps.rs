@@ -8,7 +8,8 @@
 //! (the upstream tree-sitter-typescript issue #335), Swift's `__owned`/`__shared`
 //! parameter modifiers (swift-collections), and later from repositories no repair had
 //! been made from (elysia, drizzle-orm, TanStack Router, swift-openapi-generator,
-//! swift-dependencies, swift-composable-architecture). Some finders take the regions the
+//! swift-dependencies, swift-composable-architecture, swift-testing, lit, mdBook's Rust).
+//! Some finders take the regions the
 //! tree marks as errors (JSX text, template literal types) instead of scanning the text.
 //! Scans are linear and bounded by the caller's repair limit.
 
@@ -1389,6 +1390,22 @@ pub(crate) fn swift_open_calls(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// A macro named like a primitive type, `str![[r#"…"#]]` (snapbox's, in the test suites
+/// of mdBook, cargo and others that snapshot output): tree-sitter-rust reads `str` as the
+/// primitive type, so the invocation and its whole function are errors (18 of mdBook's
+/// 100 files). Before `!` and a bracket, `str` gets its first letter capitalised, `Str!`,
+/// an identifier of the same length; names are read from the original text.
+pub(crate) fn rust_primitive_named_macros(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"str") {
+        let bang = skip_blanks(b, at + 3);
+        let open = skip_blanks(b, bang + 1);
+        if b.get(bang) == Some(&b'!') && matches!(b.get(open), Some(b'[' | b'(' | b'{')) {
+            out.push(Repair::Overwrite { at, byte: b'S' });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1537,6 +1554,13 @@ mod tests {
                 format!("{}:_", src.find("default=").unwrap())
             ]
         );
+    }
+
+    #[test]
+    fn rust_macros_named_like_primitive_types() {
+        let src = "let a: &str = x;\nstr![[r#\"a\"#]]\nsnapbox::str!(\"b\")\nlet s = str ! {};\nstr != y\nfn f(s: &str) {}";
+        let at: Vec<String> = src.match_indices("str").map(|(i, _)| format!("{i}:S")).collect();
+        assert_eq!(cuts(rust_primitive_named_macros, src), [at[1].clone(), at[2].clone(), at[3].clone()]);
     }
 
     #[test]
@@ -1804,9 +1828,10 @@ mod tests {
             "for i in 0... { ...".repeat(n),
             "static accessor x accessor y\n".repeat(n),
             "return open( .open(".repeat(n),
+            "str! str![".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 26] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 27] = [
             swift_condition_calls,
             swift_unknown_accessors,
             swift_case_range_parens,
@@ -1832,6 +1857,7 @@ mod tests {
             swift_availability_feature_names,
             swift_open_range_loops,
             swift_open_calls,
+            rust_primitive_named_macros,
             js_accessors,
         ];
         for input in &inputs {

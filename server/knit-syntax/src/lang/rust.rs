@@ -34,7 +34,7 @@
 //! `crate::a::B`, `crate::a::c::D`; `self` → the list's prefix; globs kept as `a::*`;
 //! aliases give the original path), `mod name;` → `name`, `extern crate x;` → `x`.
 
-use super::{children, named_children, no_aliases, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{children, gaps, named_children, no_aliases, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -51,9 +51,16 @@ pub(crate) static RUST: LanguageSpec = LanguageSpec {
     earlier_rules: &[(1, &RUST_RULES_V1)],
     declarations: walk,
     imports: collect_imports,
-    repairs: no_repairs,
+    repairs,
     aliases: no_aliases,
 };
+
+/// Grammar gaps of tree-sitter-rust (see `gaps.rs`): macros named like a primitive type.
+fn repairs(_root: Node<'_>, src: &str) -> Vec<Repair> {
+    let mut out = Vec::new();
+    gaps::rust_primitive_named_macros(src, &mut out);
+    out
+}
 
 /// Where an item list sits: decides `function` vs `method`.
 #[derive(Clone, Copy, PartialEq)]
