@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 13;
-const PINNED_DIGEST: &str = "eb5fd3cd54a678e2";
+const PINNED_VERSION: u32 = 14;
+const PINNED_DIGEST: &str = "1b5fada8d382764a";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -1406,6 +1406,23 @@ pub(crate) fn rust_primitive_named_macros(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// A string literal that starts with `/*` (`return "/*"` in swift-format's comment
+/// printer): tree-sitter-swift's scanner opens a block comment there, which swallows every
+/// declaration up to the next `*/` — often without a syntax error, the declarations just
+/// missing. The `*` after `"/` becomes `x`, a string's content of the same length; the
+/// string's token is read from the original text. Text alone cannot tell a `"` that opens
+/// a string from one that closes it (`"a"/* note */`), so the caller keeps the repaired
+/// parse only when it reads better.
+pub(crate) fn swift_strings_opening_comments(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b"\"/*") {
+        let at = i + p;
+        out.push(Repair::Overwrite { at: at + 2, byte: b'x' });
+        i = at + 3;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1554,6 +1571,14 @@ mod tests {
                 format!("{}:_", src.find("default=").unwrap())
             ]
         );
+    }
+
+    #[test]
+    fn swift_strings_that_start_like_a_comment() {
+        let src = "case .block: return \"/*\"\nlet a = \"a/*\" + \"*/\"\nlet b = \"/**\"";
+        let at: Vec<String> = src.match_indices("\"/*").map(|(i, _)| format!("{}:x", i + 2)).collect();
+        assert_eq!(at.len(), 2);
+        assert_eq!(cuts(swift_strings_opening_comments, src), at);
     }
 
     #[test]
@@ -1829,9 +1854,10 @@ mod tests {
             "static accessor x accessor y\n".repeat(n),
             "return open( .open(".repeat(n),
             "str! str![".repeat(n),
+            "\"/*\"/".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 27] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 28] = [
             swift_condition_calls,
             swift_unknown_accessors,
             swift_case_range_parens,
@@ -1858,6 +1884,7 @@ mod tests {
             swift_open_range_loops,
             swift_open_calls,
             rust_primitive_named_macros,
+            swift_strings_opening_comments,
             js_accessors,
         ];
         for input in &inputs {

@@ -38,6 +38,7 @@ pub(crate) static GO: LanguageSpec = LanguageSpec {
     declarations,
     imports: collect_imports,
     repairs: no_repairs,
+    silent_gaps: super::no_silent_gaps,
     aliases: no_aliases,
 };
 

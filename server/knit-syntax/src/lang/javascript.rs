@@ -22,6 +22,7 @@ pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
     declarations: typescript::declarations,
     imports: typescript::collect_imports,
     repairs,
+    silent_gaps: super::no_silent_gaps,
     aliases: typescript::export_aliases,
 };
 

@@ -50,6 +50,7 @@ pub(crate) static KOTLIN: LanguageSpec = LanguageSpec {
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,
+    silent_gaps: super::no_silent_gaps,
     aliases: no_aliases,
 };
 

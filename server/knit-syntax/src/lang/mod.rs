@@ -72,6 +72,13 @@ pub(crate) struct LanguageSpec {
     /// fingerprints are still read from the original text at the same offsets.
     /// [`no_repairs`] for a language without grammar gaps.
     pub repairs: fn(root: Node<'_>, src: &str) -> Vec<Repair>,
+    /// Silent gaps: valid code the grammar misreads *without* an error (in Swift a string
+    /// that starts with `/*` opens a block comment that swallows the code up to the next
+    /// `*/`), as repairs tried on an error-free tree too. Their parse is kept only when it
+    /// has no error either and reads more declarations. Found by text alone, so an
+    /// error-free file pays a second parse only when the pattern occurs.
+    /// [`no_silent_gaps`] for a language that has none.
+    pub silent_gaps: fn(src: &str) -> Vec<Repair>,
     /// Names the file's declarations are also exported under (`export { a as b }`);
     /// [`no_aliases`] where the language has no such form.
     pub aliases: fn(root: Node<'_>, src: &str) -> Vec<crate::decl::ExportAlias>,
@@ -79,6 +86,12 @@ pub(crate) struct LanguageSpec {
 
 /// The [`LanguageSpec::aliases`] of a language without export aliases.
 pub(crate) fn no_aliases(_root: Node<'_>, _src: &str) -> Vec<crate::decl::ExportAlias> {
+    Vec::new()
+}
+
+/// The [`LanguageSpec::silent_gaps`] of a language whose grammar never misreads valid
+/// code without saying so.
+pub(crate) fn no_silent_gaps(_src: &str) -> Vec<Repair> {
     Vec::new()
 }
 
@@ -368,7 +381,18 @@ type Repaired = Option<(Tree, Vec<std::ops::Range<usize>>)>;
 fn trees(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, Repaired), NoTree> {
     let tree = parse_tree(lang, source, deadline)?;
     if !tree.root_node().has_error() {
-        return Ok((tree, None));
+        let silent = (spec(lang).silent_gaps)(source);
+        if silent.is_empty() || silent.len() > MAX_REPAIRS {
+            return Ok((tree, None));
+        }
+        let Some((text, excised)) = repaired(source, &silent) else { return Ok((tree, None)) };
+        // Kept (by `read`) only if it reads more declarations; never one with an error, so
+        // a real comment opened right after a string (`"a"/* … */`) cannot turn into code.
+        return match parse_tree_without(lang, &text, deadline, &excised) {
+            Ok(better) if !better.root_node().has_error() => Ok((tree, Some((better, excised)))),
+            Ok(_) | Err(NoTree::OverBudget) => Ok((tree, None)),
+            Err(NoTree::Deadline) => Err(NoTree::Deadline),
+        };
     }
     let repairs = (spec(lang).repairs)(tree.root_node(), source);
     if repairs.is_empty() || repairs.len() > MAX_REPAIRS {

@@ -48,6 +48,7 @@ pub(crate) static PYTHON: LanguageSpec = LanguageSpec {
     declarations: walk,
     imports: collect_imports,
     repairs: no_repairs,
+    silent_gaps: super::no_silent_gaps,
     aliases: no_aliases,
 };
 

@@ -52,6 +52,7 @@ pub(crate) static RUST: LanguageSpec = LanguageSpec {
     declarations: walk,
     imports: collect_imports,
     repairs,
+    silent_gaps: super::no_silent_gaps,
     aliases: no_aliases,
 };
 

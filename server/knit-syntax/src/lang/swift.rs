@@ -25,6 +25,7 @@ pub(crate) static SWIFT: LanguageSpec = LanguageSpec {
     declarations: walk,
     imports,
     repairs,
+    silent_gaps,
     aliases: no_aliases,
 };
 
@@ -50,6 +51,13 @@ fn imports(root: Node<'_>, src: &str) -> Vec<Import> {
 /// operand, a syntax error in every declaration around it (465 times in swift-nio).
 /// `[]` is an expression of the same two bytes, and the tokens hashed are the
 /// original `(` and `)`, exactly the leaves a right grammar would give.
+/// Valid Swift tree-sitter-swift misreads without an error (see `gaps.rs`).
+fn silent_gaps(src: &str) -> Vec<Repair> {
+    let mut out = Vec::new();
+    gaps::swift_strings_opening_comments(src, &mut out);
+    out
+}
+
 fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     let mut out = Vec::new();
     super::walk_errors(root, |n, _| {
@@ -83,6 +91,7 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_availability_feature_names(src, &mut out);
     gaps::swift_open_range_loops(src, &mut out);
     gaps::swift_open_calls(src, &mut out);
+    gaps::swift_strings_opening_comments(src, &mut out);
     local_statement_prefixes(root, src, &mut out);
     out
 }

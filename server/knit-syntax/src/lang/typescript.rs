@@ -31,6 +31,7 @@ pub(crate) static TYPESCRIPT: LanguageSpec = LanguageSpec {
     declarations,
     imports: collect_imports,
     repairs: |root, src| repairs(root, src, false),
+    silent_gaps: super::no_silent_gaps,
     aliases: export_aliases,
 };
 
@@ -44,6 +45,7 @@ pub(crate) static TSX: LanguageSpec = LanguageSpec {
     declarations,
     imports: collect_imports,
     repairs: |root, src| repairs(root, src, true),
+    silent_gaps: super::no_silent_gaps,
     aliases: export_aliases,
 };
 
