@@ -392,6 +392,14 @@ fn pack_item<'p>(pack: &'p serde_json::Value, path: &str) -> &'p serde_json::Val
     pack_items(pack).into_iter().find(|i| i["path"] == path).unwrap_or_else(|| panic!("{path} is not packed: {pack}"))
 }
 
+/// `knit pack ARGS` in `ws`, as JSON and as the human rendering.
+fn pack_both_ways(ws: &Ws, args: &[&str]) -> (serde_json::Value, String) {
+    let json = ws.knit(&[&["pack"], args, &["--format", "json"]].concat());
+    let pack = serde_json::from_slice(&json.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&json.stderr)));
+    let text = String::from_utf8_lossy(&ws.knit(&[&["pack"], args].concat()).stdout).to_string();
+    (pack, text)
+}
+
 fn has_reason(item: &serde_json::Value, reason: &str) -> bool {
     item["reasons"].as_array().unwrap().iter().any(|r| r == reason)
 }
@@ -437,13 +445,11 @@ fn an_open_file_pack_lists_files_elsewhere_named_like_it() {
     for (i, name) in ["client", "hooks", "errors", "options", "body", "headers"].iter().enumerate() {
         ws.write(&format!("src/{name}.ts"), format!("export const n{i} = {i};\n"));
     }
-    let out = ws.knit(&["pack", "--open", "src/retry.ts", "--format", "json"]);
-    let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let (pack, text) = pack_both_ways(&ws, &["--open", "src/retry.ts"]);
     for path in ["tests/unit/retry-policy.test.ts", "docs/guides/retry.md"] {
         let item = pack_item(&pack, path);
         assert!(has_reason(item, "sharesName: retry (like retry.ts)"), "{item}");
     }
-    let text = String::from_utf8_lossy(&ws.knit(&["pack", "--open", "src/retry.ts"]).stdout).to_string();
     assert!(text.contains("shares name words retry (like retry.ts)") && !text.contains("sharesName"), "{text}");
 }
 
@@ -453,12 +459,10 @@ fn a_query_pack_names_the_files_declaring_what_the_query_writes_as_code() {
     ws.write("src/backoff.ts", "export function computeDelay(attempt: number) { return attempt * 100; }\n");
     ws.write("src/client.ts", "import { computeDelay } from './backoff';\nexport const wait = computeDelay(2);\n");
     ws.write("src/hooks.ts", "export function beforeRequest() { return 1; }\n");
-    let out = ws.knit(&["pack", "--query", "Cap computeDelay at a minute", "--format", "json"]);
-    let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let (pack, text) = pack_both_ways(&ws, &["--query", "Cap computeDelay at a minute"]);
     // The declaring file says so; the file that only calls it does not.
     assert!(has_reason(pack_item(&pack, "src/backoff.ts"), "declares: computeDelay (named in the query)"), "{pack}");
     assert!(!pack_item(&pack, "src/client.ts")["reasons"].as_array().unwrap().iter().any(|r| r.as_str().unwrap().contains("named in the query")), "{pack}");
-    let text = String::from_utf8_lossy(&ws.knit(&["pack", "--query", "Cap computeDelay at a minute"]).stdout).to_string();
     assert!(text.contains("declares computeDelay (named in the query)"), "{text}");
 }
 

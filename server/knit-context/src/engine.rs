@@ -970,15 +970,19 @@ impl ContextEngine {
         let focus_text = focused_ref.and_then(|f| buffers.iter().find(|b| b.path == f)).map(|b| b.text.as_str());
         let other_open: Vec<&str> = open_paths.iter().map(String::as_str).filter(|p| Some(*p) != focused_ref).collect();
         let is_doc = |p: &str| self.index.slot_of(p).and_then(|s| self.index.record(s)).is_some_and(|r| r.kind == Kind::Doc);
-        // Only a user's own words (a query) name files; an open buffer's words are its code's.
-        let path_words: Vec<String> = if source == "openBuffers" { Vec::new() } else { text.as_deref().map(crate::analysis::path_words).unwrap_or_default() };
+        // Only a user's own words (a query) name files and, written as code, declarations;
+        // an open buffer's words are its code's.
+        let (path_words, code_names): (Vec<String>, Vec<String>) = match text.as_deref() {
+            Some(t) if source != "openBuffers" => (crate::analysis::path_words(t), crate::analysis::code_names(t)),
+            _ => Default::default(),
+        };
         let inputs = signals::Inputs {
             focus: match (focused_ref, focus_text) {
                 (Some(path), Some(text)) => Some(signals::Focus { path, text, declared: &focus_decls }),
                 _ => None,
             },
             other_open,
-            query: if source == "openBuffers" { None } else { text.as_deref() },
+            code_names: &code_names,
             lexical: hits.iter().map(|h| (h.path.clone(), tiers::hit_reasons(h))).collect(),
             terms: &weighted,
             path_words: &path_words,

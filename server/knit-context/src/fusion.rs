@@ -159,20 +159,19 @@ pub struct FusionWeights {
 
 impl Default for FusionWeights {
     fn default() -> Self {
-        // Fitted by bench/history/fit.py on
-        // the development halves of six repositories (README, "Context packs on real
-        // history"), except `documents` in open mode: held at 0.3 (commits rarely change
-        // the doc that anchors a file, so history cannot value it, yet showing it is what
-        // knit is for; on the same data 0.3 and 0 score alike). `inpath` (query words in
-        // a file's path) joined on 2026-12-04: its weight 0.5 was fitted with every other
-        // weight held, lifting the development objective 0.714 → 0.729 in query mode; open
-        // packs have no query words, so it is 0 there. `sharesname` (the focused file's
-        // name words in other paths) joined the same day, fitted the same way in open mode:
-        // 1.5, development 0.725 → 0.739 (refitting every weight with it gained 0.001 more).
-        // `named` (the files declaring identifiers a query writes as code) joined on
-        // 2026-12-06, query only: 0.75, fitted with every other weight held on each of two
-        // development samples (seeds 1 and 2), both of which chose 0.75; real packs
-        // 0.729 → 0.733 and 0.724 → 0.731.
+        // Fitted by bench/history/fit.py on the development halves of six repositories
+        // (README, "Context packs on real history"), except `documents` in open mode:
+        // held at 0.3 (commits rarely change the doc that anchors a file, so history
+        // cannot value it, yet showing it is what knit is for; on the same data 0.3 and 0
+        // score alike). Signals that joined later were fitted with every other weight held:
+        // - `inpath` (query words in a file's path, 2026-12-04): 0.5, development objective
+        //   0.714 → 0.729 in query mode; open packs have no query words, so 0 there;
+        // - `sharesname` (the focused file's name words in other paths, the same day): 1.5
+        //   in open mode, development 0.725 → 0.739 (refitting every weight with it gained
+        //   0.001 more);
+        // - `named` (files declaring identifiers a query writes as code, 2026-12-06): 0.75
+        //   in query mode, the best on both development samples (seeds 1 and 2; replayed
+        //   0.729 → 0.733 and 0.723 → 0.730, real packs 0.729 → 0.731 and 0.724 → 0.731).
         // Order: lexical, cochange, imports, tests, documents, declares, uses, neartop,
         // cochangetop, recent, pastcommits, samefolder, inpath, sharesname, named.
         FusionWeights {

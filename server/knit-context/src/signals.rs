@@ -174,8 +174,9 @@ pub struct Inputs<'a> {
     pub lexical: Vec<(String, Vec<String>)>,
     /// The task's weighted terms (for matching past commits' subject lines).
     pub terms: &'a [(String, f32)],
-    /// The raw query, for the identifiers it names (None for open-buffer tasks).
-    pub query: Option<&'a str>,
+    /// The identifiers a query writes as code ([`analysis::code_names`]); empty for
+    /// open-buffer tasks.
+    pub code_names: &'a [String],
     /// The words of a query that may name a file ([`analysis::path_words`]); empty for
     /// open-buffer tasks, whose words are the buffer's, not the user's.
     pub path_words: &'a [String],
@@ -220,9 +221,7 @@ pub fn collect(inp: &Inputs<'_>, files_with_term: &mut dyn FnMut(&str) -> Vec<St
             }
         }
     }
-    if let Some(query) = inp.query {
-        named_in_query(&mut s, inp, query);
-    }
+    named_in_query(&mut s, inp);
     // Files whose path spells the task's words.
     for (path, words) in inp.symbols.paths_with_words(inp.path_words).into_iter().filter(|(p, _)| (inp.allowed)(p)).take(LIST_DEPTH) {
         let reason = format!("pathWords: {}", words.join(", "));
@@ -402,8 +401,8 @@ fn declares(s: &mut Signals, inp: &Inputs<'_>, focus: &Focus<'_>) {
 /// [`declares`]). Only names written as code count ([`analysis::code_names`]): with plain
 /// words too (`search`, `binary`, which name functions in ripgrep) half the queries of some
 /// repositories named something, mostly not what the commit changed.
-fn named_in_query(s: &mut Signals, inp: &Inputs<'_>, query: &str) {
-    for (path, names) in declarers_of(inp, analysis::code_names(query), None) {
+fn named_in_query(s: &mut Signals, inp: &Inputs<'_>) {
+    for (path, names) in declarers_of(inp, inp.code_names.iter().cloned(), None) {
         s.push(SignalKind::Named, SignalHit { reason: format!("declares: {} (named in the query)", names.join(", ")), path, relation: None });
     }
 }
@@ -473,10 +472,11 @@ mod tests {
         let allowed = |p: &str| p != "test/errors.ts";
         let is_doc = |_: &str| false;
         let named = |query: Option<&str>| -> Vec<(String, String)> {
+            let code_names = query.map(crate::analysis::code_names).unwrap_or_default();
             let inputs = Inputs {
                 focus: None,
                 other_open: vec![],
-                query,
+                code_names: &code_names,
                 lexical: vec![],
                 terms: &[],
                 path_words: &[],
@@ -515,7 +515,7 @@ mod tests {
         let inputs = Inputs {
             focus: focus.map(|path| Focus { path, text: "", declared: &[] }),
             other_open: vec![],
-            query: None,
+            code_names: &[],
             lexical: vec![],
             terms: &[],
             path_words: words,

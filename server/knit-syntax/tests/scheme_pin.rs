@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 14;
-const PINNED_DIGEST: &str = "1b5fada8d382764a";
+const PINNED_VERSION: u32 = 15;
+const PINNED_DIGEST: &str = "f9f93b54d3254c26";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -60,6 +60,18 @@ fn prev_non_space(src: &[u8], i: usize) -> Option<(usize, u8)> {
     src[..i].iter().rposition(|b| !b.is_ascii_whitespace()).map(|p| (p, src[p]))
 }
 
+/// A word the grammar takes for a keyword or a type (`try`, `open`, `str`) but the code
+/// uses as a name: wherever it stands whole and `is_name(offset)` says so, its first
+/// letter becomes a capital (`.Try`, `Open(`, `Str!`), an identifier of the same length
+/// the grammar reads as a name; names are read from the original text.
+fn capitalise_where(src: &[u8], word: &[u8], is_name: impl Fn(usize) -> bool, out: &mut Vec<Repair>) {
+    for at in word_at(src, word) {
+        if is_name(at) {
+            out.push(Repair::Overwrite { at, byte: word[0].to_ascii_uppercase() });
+        }
+    }
+}
+
 /// [`prev_non_space`], also stepping back over block comments (`<\n /** note */ out T`).
 fn prev_code(src: &[u8], mut i: usize) -> Option<(usize, u8)> {
     loop {
@@ -459,14 +471,7 @@ pub(crate) fn swift_underscored_ownership(src: &str, out: &mut Vec<Repair>) {
 pub(crate) fn swift_keyword_members(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for word in [&b"try"[..], &b"await"[..]] {
-        for at in word_at(b, word) {
-            if at > 0 && b[at - 1] == b'.' && (at < 2 || b[at - 2] != b'.') {
-                out.push(Repair::Overwrite {
-                    at,
-                    byte: word[0].to_ascii_uppercase(),
-                });
-            }
-        }
+        capitalise_where(b, word, |at| at > 0 && b[at - 1] == b'.' && (at < 2 || b[at - 2] != b'.'), out);
     }
 }
 
@@ -1381,13 +1386,9 @@ pub(crate) fn swift_open_range_loops(src: &str, out: &mut Vec<Repair>) {
 /// `Open(lhs)`, an identifier of the same length; names are read from the original text.
 pub(crate) fn swift_open_calls(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for at in word_at(b, b"open") {
-        let is_call = b.get(skip_blanks(b, at + 4)) == Some(&b'(');
-        let is_member = prev_non_space(b, at).is_some_and(|(_, c)| c == b'.');
-        if is_call && !is_member {
-            out.push(Repair::Overwrite { at, byte: b'O' });
-        }
-    }
+    let is_call = |at: usize| b.get(skip_blanks(b, at + 4)) == Some(&b'(');
+    let is_member = |at: usize| prev_non_space(b, at).is_some_and(|(_, c)| c == b'.');
+    capitalise_where(b, b"open", |at| is_call(at) && !is_member(at), out);
 }
 
 /// A macro named like a primitive type, `str![[r#"…"#]]` (snapbox's, in the test suites
@@ -1397,26 +1398,28 @@ pub(crate) fn swift_open_calls(src: &str, out: &mut Vec<Repair>) {
 /// an identifier of the same length; names are read from the original text.
 pub(crate) fn rust_primitive_named_macros(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for at in word_at(b, b"str") {
+    let is_macro = |at: usize| {
         let bang = skip_blanks(b, at + 3);
-        let open = skip_blanks(b, bang + 1);
-        if b.get(bang) == Some(&b'!') && matches!(b.get(open), Some(b'[' | b'(' | b'{')) {
-            out.push(Repair::Overwrite { at, byte: b'S' });
-        }
-    }
+        b.get(bang) == Some(&b'!') && matches!(b.get(skip_blanks(b, bang + 1)), Some(b'[' | b'(' | b'{'))
+    };
+    capitalise_where(b, b"str", is_macro, out);
 }
 
 /// A string literal that starts with `/*` (`return "/*"` in swift-format's comment
 /// printer): tree-sitter-swift's scanner opens a block comment there, which swallows every
 /// declaration up to the next `*/` — often without a syntax error, the declarations just
 /// missing. The `*` after `"/` becomes `x`, a string's content of the same length; the
-/// string's token is read from the original text. Text alone cannot tell a `"` that opens
-/// a string from one that closes it (`"a"/* note */`), so the caller keeps the repaired
-/// parse only when it reads better.
+/// string's token is read from the original text. Only a `"/*` with a `*/` somewhere after
+/// it can swallow anything. Text alone cannot tell a `"` that opens a string from one that
+/// closes it (`"a"/* note */`), so the caller keeps the repaired parse only when it reads
+/// better.
 pub(crate) fn swift_strings_opening_comments(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
+    // Nothing is swallowed without a `*/` after it: most files with a `"/*` then cost no
+    // second parse.
+    let Some(last_close) = b.windows(2).rposition(|w| w == b"*/") else { return };
     let mut i = 0;
-    while let Some(p) = find(&b[i..], b"\"/*") {
+    while let Some(p) = find(&b[i..last_close], b"\"/*") {
         let at = i + p;
         out.push(Repair::Overwrite { at: at + 2, byte: b'x' });
         i = at + 3;
@@ -1577,8 +1580,10 @@ mod tests {
     fn swift_strings_that_start_like_a_comment() {
         let src = "case .block: return \"/*\"\nlet a = \"a/*\" + \"*/\"\nlet b = \"/**\"";
         let at: Vec<String> = src.match_indices("\"/*").map(|(i, _)| format!("{}:x", i + 2)).collect();
+        // The last `"/*` has no `*/` after it: it swallows nothing and is left alone.
         assert_eq!(at.len(), 2);
-        assert_eq!(cuts(swift_strings_opening_comments, src), at);
+        assert_eq!(cuts(swift_strings_opening_comments, src), at[..1]);
+        assert!(cuts(swift_strings_opening_comments, "return \"/*\"\nfunc g() {}").is_empty());
     }
 
     #[test]
@@ -1854,7 +1859,7 @@ mod tests {
             "static accessor x accessor y\n".repeat(n),
             "return open( .open(".repeat(n),
             "str! str![".repeat(n),
-            "\"/*\"/".repeat(n),
+            "\"/*\"*/".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
         let finders: [fn(&str, &mut Vec<Repair>); 28] = [

@@ -381,29 +381,14 @@ type Repaired = Option<(Tree, Vec<std::ops::Range<usize>>)>;
 fn trees(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, Repaired), NoTree> {
     let tree = parse_tree(lang, source, deadline)?;
     if !tree.root_node().has_error() {
-        let silent = (spec(lang).silent_gaps)(source);
-        if silent.is_empty() || silent.len() > MAX_REPAIRS {
-            return Ok((tree, None));
-        }
-        let Some((text, excised)) = repaired(source, &silent) else { return Ok((tree, None)) };
         // Kept (by `read`) only if it reads more declarations; never one with an error, so
         // a real comment opened right after a string (`"a"/* … */`) cannot turn into code.
-        return match parse_tree_without(lang, &text, deadline, &excised) {
-            Ok(better) if !better.root_node().has_error() => Ok((tree, Some((better, excised)))),
-            Ok(_) | Err(NoTree::OverBudget) => Ok((tree, None)),
-            Err(NoTree::Deadline) => Err(NoTree::Deadline),
-        };
+        let silent = (spec(lang).silent_gaps)(source);
+        let better = reparse(lang, source, &silent, deadline)?.filter(|(t, _, _)| !t.root_node().has_error());
+        return Ok((tree, better.map(|(t, _, excised)| (t, excised))));
     }
     let repairs = (spec(lang).repairs)(tree.root_node(), source);
-    if repairs.is_empty() || repairs.len() > MAX_REPAIRS {
-        return Ok((tree, None));
-    }
-    let Some((text, excised)) = repaired(source, &repairs) else { return Ok((tree, None)) };
-    let better = match parse_tree_without(lang, &text, deadline, &excised) {
-        Ok(better) => better,
-        Err(NoTree::OverBudget) => return Ok((tree, None)),
-        Err(NoTree::Deadline) => return Err(NoTree::Deadline),
-    };
+    let Some((better, text, excised)) = reparse(lang, source, &repairs, deadline)? else { return Ok((tree, None)) };
     if !better.root_node().has_error() {
         return Ok((tree, Some((better, excised))));
     }
@@ -415,15 +400,29 @@ fn trees(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, R
     let first: std::collections::HashSet<&Repair> = repairs.iter().collect();
     let more: Vec<Repair> = (spec(lang).repairs)(better.root_node(), &text).into_iter().filter(|r| !first.contains(r)).collect();
     drop(first);
-    let mut all = repairs;
-    if more.is_empty() || all.len() + more.len() > MAX_REPAIRS {
+    if more.is_empty() {
         return Ok((tree, Some((better, excised))));
     }
+    let mut all = repairs;
     all.extend(more);
-    let Some((text2, excised2)) = repaired(source, &all) else { return Ok((tree, Some((better, excised)))) };
-    match parse_tree_without(lang, &text2, deadline, &excised2) {
-        Ok(second) if error_count(second.root_node()) < error_count(better.root_node()) => Ok((tree, Some((second, excised2)))),
-        Ok(_) | Err(NoTree::OverBudget) => Ok((tree, Some((better, excised)))),
+    match reparse(lang, source, &all, deadline)? {
+        Some((second, _, excised2)) if error_count(second.root_node()) < error_count(better.root_node()) => Ok((tree, Some((second, excised2)))),
+        _ => Ok((tree, Some((better, excised)))),
+    }
+}
+
+/// `source` parsed again with `repairs` applied: the tree, the repaired text (what the
+/// finders of a second round read) and the spans hidden from the parser. None when there
+/// are no repairs or more than [`MAX_REPAIRS`], when one is not a like-for-like edit, or
+/// when the parse runs over its budget; the deadline is an error, as for the first parse.
+fn reparse(lang: Lang, source: &str, repairs: &[Repair], deadline: Option<Instant>) -> Result<Option<(Tree, String, Vec<std::ops::Range<usize>>)>, NoTree> {
+    if repairs.is_empty() || repairs.len() > MAX_REPAIRS {
+        return Ok(None);
+    }
+    let Some((text, excised)) = repaired(source, repairs) else { return Ok(None) };
+    match parse_tree_without(lang, &text, deadline, &excised) {
+        Ok(tree) => Ok(Some((tree, text, excised))),
+        Err(NoTree::OverBudget) => Ok(None),
         Err(NoTree::Deadline) => Err(NoTree::Deadline),
     }
 }
