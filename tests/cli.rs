@@ -454,6 +454,26 @@ fn an_open_file_pack_lists_files_elsewhere_named_like_it() {
 }
 
 #[test]
+fn a_type_test_and_a_monorepo_test_find_their_subjects() {
+    // tsd's and vitest's type tests (`index.test-d.ts`) check the declaration file; a test
+    // in one package of a monorepo tests that package's file, not a namesake elsewhere.
+    let ws = Ws::new();
+    ws.write("index.d.ts", "export declare function ky(input: string): Promise<unknown>;\n");
+    ws.write("index.js", "export default function ky(input) { return fetch(input); }\n");
+    ws.write("index.test-d.ts", "import ky from './index.js';\nexpectType<Promise<unknown>>(ky('x'));\n");
+    ws.write("packages/client/src/link.ts", "export function clientLink() { return 1; }\n");
+    ws.write("packages/server/src/link.ts", "export function serverLink() { return 2; }\n");
+    ws.write("packages/client/test/link.test.ts", "it('links', () => {});\n");
+    let (pack, text) = pack_both_ways(&ws, &["--open", "index.test-d.ts"]);
+    assert!(has_reason(pack_item(&pack, "index.d.ts"), "tests ← index.test-d.ts"), "{pack}");
+    assert!(text.contains("why: tests ← index.test-d.ts"), "{text}");
+    let (pack, _) = pack_both_ways(&ws, &["--open", "packages/client/test/link.test.ts"]);
+    assert!(has_reason(pack_item(&pack, "packages/client/src/link.ts"), "tests ← packages/client/test/link.test.ts"), "{pack}");
+    let server = pack_items(&pack).into_iter().find(|i| i["path"] == "packages/server/src/link.ts");
+    assert!(server.is_none_or(|i| !i["reasons"].as_array().unwrap().iter().any(|r| r.as_str().unwrap().starts_with("tests"))), "{pack}");
+}
+
+#[test]
 fn a_query_pack_names_the_files_declaring_what_the_query_writes_as_code() {
     let ws = Ws::new();
     ws.write("src/backoff.ts", "export function computeDelay(attempt: number) { return attempt * 100; }\n");

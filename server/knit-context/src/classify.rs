@@ -142,6 +142,9 @@ pub fn is_test_file_name(path: &str) -> bool {
     let stem = if ext.is_empty() { lower.as_str() } else { &lower[..lower.len() - ext.len() - 1] };
     stem.ends_with(".test")
         || stem.ends_with(".spec")
+        // type tests (tsd's `index.test-d.ts`, vitest's `*.test-d.ts` typecheck files)
+        || stem.ends_with(".test-d")
+        || stem.ends_with(".spec-d")
         || stem.ends_with("_test")
         || stem.ends_with("_spec")
         || stem.starts_with("test_")
@@ -150,11 +153,15 @@ pub fn is_test_file_name(path: &str) -> bool {
 }
 
 fn in_test_dir(path: &str) -> bool {
-    path.split('/').rev().skip(1).any(|segment| {
-        let s = segment.to_ascii_lowercase();
-        matches!(s.as_str(), "test" | "tests" | "spec" | "specs" | "__tests__" | "testing" | "e2e")
-            || s.ends_with("tests") && segment.chars().next().is_some_and(|c| c.is_uppercase())
-    })
+    path.split('/').rev().skip(1).any(is_test_dir_name)
+}
+
+/// True for a folder named as tests are kept (`test`, `__tests__`, `e2e`, Swift's `Tests`
+/// and `DequeTests`).
+pub fn is_test_dir_name(segment: &str) -> bool {
+    let s = segment.to_ascii_lowercase();
+    matches!(s.as_str(), "test" | "tests" | "spec" | "specs" | "__tests__" | "testing" | "e2e" | "test-d")
+        || s.ends_with("tests") && segment.chars().next().is_some_and(|c| c.is_uppercase())
 }
 
 /// The role of a file, by ordered path rules (first match wins).

@@ -311,8 +311,10 @@ pub fn resolve_import(from: &str, specifier: &str, paths: &HashSet<&str>) -> Opt
     candidates.into_iter().find(|c| paths.contains(c.as_str()) && c != from)
 }
 
-/// The subject stem a test file name points at, and the extension it must share.
-fn test_subject_stem(path: &str) -> Option<(String, String)> {
+/// The subject stems a test file name points at, in order of preference, and the extension
+/// the subject must share. A type test (`index.test-d.ts`, tsd's and vitest's convention)
+/// checks a declaration file first (`index.d.ts`), else the source (`index.ts`).
+fn test_subject_stems(path: &str) -> Option<(Vec<String>, String)> {
     let name = file_name(path);
     let ext = classify::extension(name);
     if ext.is_empty() {
@@ -320,20 +322,56 @@ fn test_subject_stem(path: &str) -> Option<(String, String)> {
     }
     let stem = &name[..name.len() - ext.len() - 1];
     let lower_ext = ext.to_ascii_lowercase();
+    for suffix in [".test-d", ".spec-d"] {
+        if let Some(subject) = stem.strip_suffix(suffix).filter(|s| !s.is_empty()) {
+            return Some((vec![format!("{subject}.d"), subject.to_string()], lower_ext));
+        }
+    }
     for suffix in [".test", ".spec", "_test", "_spec", "Tests", "Test", "Spec"] {
         if let Some(subject) = stem.strip_suffix(suffix) {
             let case_sensitive_suffix = suffix.chars().next().is_some_and(|c| c.is_uppercase());
+            // Apple's repositories write `OrderedSet Tests.swift` for `OrderedSet.swift`
+            let subject = if case_sensitive_suffix { subject.trim_end_matches(' ') } else { subject };
             if !subject.is_empty() && (!case_sensitive_suffix || matches!(lower_ext.as_str(), "swift" | "kt" | "java" | "cs" | "scala")) {
-                return Some((subject.to_string(), lower_ext));
+                return Some((vec![subject.to_string()], lower_ext));
             }
         }
     }
     if let Some(subject) = stem.strip_prefix("test_") {
         if !subject.is_empty() {
-            return Some((subject.to_string(), lower_ext));
+            return Some((vec![subject.to_string()], lower_ext));
         }
     }
     None
+}
+
+/// The one subject a test pairs with among the files of its subject's name: the one in
+/// its folder or its tests folder's parent when that is unique; else, for a test inside a
+/// tests folder, the one under that folder's parent when that is unique (in a monorepo
+/// `packages/client/test/unit/link.test.ts` tests `packages/client/src/link.ts`, not
+/// `packages/server/src/link.ts`); else none. A namesake elsewhere in the same package
+/// (`src/v3/benchmarks/string.ts` for `src/v4/classic/tests/string.test.ts`) is no subject.
+fn choose_subject<'a>(test: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let dir = parent_dir(test);
+    let near: Vec<&str> = candidates.iter().copied().filter(|c| parent_dir(c) == dir || parent_dir(c) == parent_dir(dir)).collect();
+    if near.len() == 1 {
+        return Some(near[0]);
+    }
+    if candidates.len() == 1 {
+        return Some(candidates[0]);
+    }
+    // the deepest tests folder holding the test, and the tree beside it
+    let segments: Vec<&str> = dir.split('/').collect();
+    let tests_at = segments.iter().rposition(|s| classify::is_test_dir_name(s))?;
+    let package = segments[..tests_at].join("/");
+    if package.is_empty() {
+        return None;
+    }
+    let mut inside = candidates.iter().copied().filter(|c| c.strip_prefix(package.as_str()).is_some_and(|rest| rest.starts_with('/')));
+    match (inside.next(), inside.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
 }
 
 fn stem_and_ext(path: &str) -> (String, String) {
@@ -388,13 +426,9 @@ pub fn build_graph(records: &[&FileRecord]) -> RelationGraph {
         if record.kind != Kind::Code || record.skipped.is_some() {
             continue;
         }
-        let Some((stem, ext)) = test_subject_stem(&record.path) else { continue };
-        let Some(candidates) = subjects.get(&(stem, ext_family(&ext).to_string())) else { continue };
-        // prefer the same folder (or the parent of a tests folder) when that is unique
-        let dir = parent_dir(&record.path);
-        let near: Vec<&&str> = candidates.iter().filter(|c| parent_dir(c) == dir || parent_dir(c) == parent_dir(dir)).collect();
-        let chosen = if near.len() == 1 { Some(*near[0]) } else if candidates.len() == 1 { Some(candidates[0]) } else { None };
-        if let Some(subject) = chosen {
+        let Some((stems, ext)) = test_subject_stems(&record.path) else { continue };
+        let Some(candidates) = stems.into_iter().find_map(|stem| subjects.get(&(stem, ext_family(&ext).to_string()))) else { continue };
+        if let Some(subject) = choose_subject(&record.path, candidates) {
             edges.push(Edge { kind: RelationType::Tests, from: record.path.clone(), to: subject.to_string(), line: None, symbol: None });
         }
     }
@@ -550,6 +584,8 @@ mod tests {
             record("tests/test_util.py", Kind::Code),
             record("Sources/Mixer.swift", Kind::Code),
             record("Tests/MixerTests.swift", Kind::Code),
+            record("Sources/OrderedSet/OrderedSet+Codable.swift", Kind::Code),
+            record("Tests/OrderedSet/OrderedSet+Codable Tests.swift", Kind::Code),
         ];
         let refs: Vec<&FileRecord> = files.iter().collect();
         let graph = build_graph(&refs);
@@ -557,6 +593,48 @@ mod tests {
         assert!(tests.contains(&("src/parser.test.ts", "src/parser.ts")), "{tests:?}");
         assert!(tests.contains(&("pkg/lexer_test.go", "pkg/lexer.go")), "{tests:?}");
         assert!(tests.contains(&("Tests/MixerTests.swift", "Sources/Mixer.swift")), "{tests:?}");
+        assert!(tests.contains(&("Tests/OrderedSet/OrderedSet+Codable Tests.swift", "Sources/OrderedSet/OrderedSet+Codable.swift")), "{tests:?}");
         assert!(!tests.iter().any(|t| t.0 == "tests/test_util.py"), "ambiguous subject must not pair: {tests:?}");
+    }
+
+    #[test]
+    fn type_tests_pair_with_declarations_and_monorepo_tests_with_their_package() {
+        let files = [
+            record("index.d.ts", Kind::Code),
+            record("index.js", Kind::Code),
+            record("index.test-d.ts", Kind::Code),
+            record("src/cli.ts", Kind::Code),
+            record("src/cli.spec-d.ts", Kind::Code),
+            record("packages/client/src/link.ts", Kind::Code),
+            record("packages/server/src/link.ts", Kind::Code),
+            record("packages/client/test/link.test.ts", Kind::Code),
+            record("packages/client/test/link.test-d.tsx", Kind::Code),
+            record("packages/a/util.py", Kind::Code),
+            record("packages/a/lib/util.py", Kind::Code),
+            record("packages/a/tests/test_util.py", Kind::Code),
+        ];
+        let refs: Vec<&FileRecord> = files.iter().collect();
+        let graph = build_graph(&refs);
+        let tests: Vec<(&str, &str)> = graph.edges.iter().filter(|e| e.kind == RelationType::Tests).map(|e| (e.from.as_str(), e.to.as_str())).collect();
+        assert!(tests.contains(&("index.test-d.ts", "index.d.ts")), "a type test checks the declaration file first: {tests:?}");
+        assert!(tests.contains(&("src/cli.spec-d.ts", "src/cli.ts")), "else its source: {tests:?}");
+        assert!(tests.contains(&("packages/client/test/link.test.ts", "packages/client/src/link.ts")), "{tests:?}");
+        assert!(tests.contains(&("packages/client/test/link.test-d.tsx", "packages/client/src/link.ts")), "{tests:?}");
+        // `packages/a/util.py` is the tests folder's parent: the near rule picks it
+        assert!(tests.contains(&("packages/a/tests/test_util.py", "packages/a/util.py")), "{tests:?}");
+        assert_eq!(tests.len(), 5, "{tests:?}");
+        assert!(classify::is_test_file_name("index.test-d.ts") && classify::is_test_file_name("a/b.spec-d.tsx"));
+    }
+
+    #[test]
+    fn a_subject_is_chosen_only_when_one_lies_beside_the_tests_folder() {
+        assert_eq!(choose_subject("packages/client/test/x.test.ts", &["packages/client/src/x.ts", "packages/server/src/x.ts"]), Some("packages/client/src/x.ts"));
+        assert_eq!(choose_subject("packages/client/test/unit/x.test.ts", &["packages/client/src/x.ts", "packages/server/src/x.ts"]), Some("packages/client/src/x.ts"));
+        assert_eq!(choose_subject("packages/client/test/x.test.ts", &["packages/client/src/x.ts", "packages/client/lib/x.ts"]), None);
+        assert_eq!(choose_subject("tests/test_x.py", &["app/x.py", "lib/x.py"]), None);
+        assert_eq!(choose_subject("test/x.test.ts", &["src/x.ts", "src/y/x.ts"]), None, "no tests folder's parent: no guess");
+        // zod: a namesake in another version's benchmarks is not the subject
+        assert_eq!(choose_subject("packages/zod/src/v4/classic/tests/string.test.ts", &["packages/zod/src/v3/benchmarks/string.ts", "packages/bench/string.ts"]), None);
+        assert_eq!(choose_subject("packages/client/src/x.test.ts", &["packages/client/src/a/x.ts", "packages/server/src/x.ts"]), None, "not in a tests folder");
     }
 }
