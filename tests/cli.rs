@@ -456,7 +456,8 @@ fn an_open_file_pack_lists_files_elsewhere_named_like_it() {
 #[test]
 fn a_type_test_and_a_monorepo_test_find_their_subjects() {
     // tsd's and vitest's type tests (`index.test-d.ts`) check the declaration file; a test
-    // in one package of a monorepo tests that package's file, not a namesake elsewhere.
+    // in one package of a monorepo tests that package's file, not a namesake elsewhere; a
+    // Python test finds the private module of its name.
     let ws = Ws::new();
     ws.write("index.d.ts", "export declare function ky(input: string): Promise<unknown>;\n");
     ws.write("index.js", "export default function ky(input) { return fetch(input); }\n");
@@ -464,6 +465,8 @@ fn a_type_test_and_a_monorepo_test_find_their_subjects() {
     ws.write("packages/client/src/link.ts", "export function clientLink() { return 1; }\n");
     ws.write("packages/server/src/link.ts", "export function serverLink() { return 2; }\n");
     ws.write("packages/client/test/link.test.ts", "it('links', () => {});\n");
+    ws.write("httpx/_client.py", "class Client:\n    pass\n");
+    ws.write("tests/client/test_client.py", "def test_get():\n    assert True\n");
     let (pack, text) = pack_both_ways(&ws, &["--open", "index.test-d.ts"]);
     assert!(has_reason(pack_item(&pack, "index.d.ts"), "tests ← index.test-d.ts"), "{pack}");
     assert!(text.contains("why: tests ← index.test-d.ts"), "{text}");
@@ -471,6 +474,9 @@ fn a_type_test_and_a_monorepo_test_find_their_subjects() {
     assert!(has_reason(pack_item(&pack, "packages/client/src/link.ts"), "tests ← packages/client/test/link.test.ts"), "{pack}");
     let server = pack_items(&pack).into_iter().find(|i| i["path"] == "packages/server/src/link.ts");
     assert!(server.is_none_or(|i| !i["reasons"].as_array().unwrap().iter().any(|r| r.as_str().unwrap().starts_with("tests"))), "{pack}");
+    // a Python test finds the private module of its name
+    let (pack, _) = pack_both_ways(&ws, &["--open", "tests/client/test_client.py"]);
+    assert!(has_reason(pack_item(&pack, "httpx/_client.py"), "tests ← tests/client/test_client.py"), "{pack}");
 }
 
 #[test]

@@ -333,16 +333,27 @@ fn test_subject_stems(path: &str) -> Option<(Vec<String>, String)> {
             // Apple's repositories write `OrderedSet Tests.swift` for `OrderedSet.swift`
             let subject = if case_sensitive_suffix { subject.trim_end_matches(' ') } else { subject };
             if !subject.is_empty() && (!case_sensitive_suffix || matches!(lower_ext.as_str(), "swift" | "kt" | "java" | "cs" | "scala")) {
-                return Some((vec![subject.to_string()], lower_ext));
+                return Some((python_private(subject, &lower_ext), lower_ext));
             }
         }
     }
     if let Some(subject) = stem.strip_prefix("test_") {
         if !subject.is_empty() {
-            return Some((vec![subject.to_string()], lower_ext));
+            return Some((python_private(subject, &lower_ext), lower_ext));
         }
     }
     None
+}
+
+/// A Python test's subject stems: its name, then the private module of that name, since a
+/// package that keeps its modules private tests `_client.py` in `test_client.py` (httpx,
+/// pydantic's `_internal`).
+fn python_private(subject: &str, ext: &str) -> Vec<String> {
+    let mut stems = vec![subject.to_string()];
+    if ext == "py" && !subject.starts_with('_') {
+        stems.push(format!("_{subject}"));
+    }
+    stems
 }
 
 /// The one subject a test pairs with among the files of its subject's name: the one in
@@ -586,6 +597,10 @@ mod tests {
             record("Tests/MixerTests.swift", Kind::Code),
             record("Sources/OrderedSet/OrderedSet+Codable.swift", Kind::Code),
             record("Tests/OrderedSet/OrderedSet+Codable Tests.swift", Kind::Code),
+            record("httpx/_client.py", Kind::Code),
+            record("tests/client/test_client.py", Kind::Code),
+            record("src/_hidden.ts", Kind::Code),
+            record("src/hidden.test.ts", Kind::Code),
         ];
         let refs: Vec<&FileRecord> = files.iter().collect();
         let graph = build_graph(&refs);
@@ -594,6 +609,8 @@ mod tests {
         assert!(tests.contains(&("pkg/lexer_test.go", "pkg/lexer.go")), "{tests:?}");
         assert!(tests.contains(&("Tests/MixerTests.swift", "Sources/Mixer.swift")), "{tests:?}");
         assert!(tests.contains(&("Tests/OrderedSet/OrderedSet+Codable Tests.swift", "Sources/OrderedSet/OrderedSet+Codable.swift")), "{tests:?}");
+        assert!(tests.contains(&("tests/client/test_client.py", "httpx/_client.py")), "a Python test finds the private module: {tests:?}");
+        assert!(!tests.iter().any(|t| t.0 == "src/hidden.test.ts"), "only Python's modules are private by a leading _: {tests:?}");
         assert!(!tests.iter().any(|t| t.0 == "tests/test_util.py"), "ambiguous subject must not pair: {tests:?}");
     }
 
