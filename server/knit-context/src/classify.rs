@@ -134,22 +134,43 @@ pub fn is_markdown(path: &str) -> bool {
     matches!(extension(path).as_str(), "md" | "markdown" | "mdx")
 }
 
+/// What a test file's name says: the stem of the file it tests (empty for `test_.py`) and
+/// whether it checks types (tsd's and vitest's `index.test-d.ts` tests `index.d.ts`).
+/// The one list of naming conventions, read by a file's role and by the `tests` relation.
+pub struct TestName<'a> {
+    pub subject: &'a str,
+    pub type_test: bool,
+}
+
+/// The [`TestName`] of `path`, `None` when its name follows no test convention.
+pub fn test_name(path: &str) -> Option<TestName<'_>> {
+    let name = file_name(path);
+    let ext = extension(name);
+    let stem = if ext.is_empty() { name } else { &name[..name.len() - ext.len() - 1] };
+    let without = |suffix: &str| -> Option<&str> {
+        let at = stem.len().checked_sub(suffix.len())?;
+        (stem.is_char_boundary(at) && stem[at..].eq_ignore_ascii_case(suffix)).then(|| &stem[..at])
+    };
+    for (suffix, type_test) in [(".test-d", true), (".spec-d", true), (".test", false), (".spec", false), ("_test", false), ("_spec", false)] {
+        if let Some(subject) = without(suffix) {
+            return Some(TestName { subject, type_test });
+        }
+    }
+    if matches!(ext.as_str(), "swift" | "kt" | "java" | "cs" | "scala") {
+        for suffix in ["Tests", "Test", "Spec"] {
+            if let Some(subject) = stem.strip_suffix(suffix) {
+                // Apple's repositories write `OrderedSet Tests.swift` for `OrderedSet.swift`
+                return Some(TestName { subject: subject.trim_end_matches(' '), type_test: false });
+            }
+        }
+    }
+    let prefixed = stem.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("test_"));
+    prefixed.then(|| TestName { subject: &stem[5..], type_test: false })
+}
+
 /// True when the file name follows a test convention (used for role and `tests` relations).
 pub fn is_test_file_name(path: &str) -> bool {
-    let name = file_name(path);
-    let lower = name.to_ascii_lowercase();
-    let ext = extension(name);
-    let stem = if ext.is_empty() { lower.as_str() } else { &lower[..lower.len() - ext.len() - 1] };
-    stem.ends_with(".test")
-        || stem.ends_with(".spec")
-        // type tests (tsd's `index.test-d.ts`, vitest's `*.test-d.ts` typecheck files)
-        || stem.ends_with(".test-d")
-        || stem.ends_with(".spec-d")
-        || stem.ends_with("_test")
-        || stem.ends_with("_spec")
-        || stem.starts_with("test_")
-        || (ext == "swift" || ext == "kt" || ext == "java" || ext == "cs" || ext == "scala")
-            && (name.ends_with(&format!("Tests.{ext}")) || name.ends_with(&format!("Test.{ext}")) || name.ends_with(&format!("Spec.{ext}")))
+    test_name(path).is_some()
 }
 
 fn in_test_dir(path: &str) -> bool {
@@ -200,6 +221,24 @@ pub fn role_of(path: &str, kind: Kind) -> Role {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn test_names_say_what_they_test() {
+        fn subject(p: &str) -> Option<(&str, bool)> {
+            test_name(p).map(|t| (t.subject, t.type_test))
+        }
+        assert_eq!(subject("src/parser.test.ts"), Some(("parser", false)));
+        assert_eq!(subject("src/Parser.Spec.tsx"), Some(("Parser", false)));
+        assert_eq!(subject("index.test-d.ts"), Some(("index", true)));
+        assert_eq!(subject("pkg/lexer_test.go"), Some(("lexer", false)));
+        assert_eq!(subject("tests/test_client.py"), Some(("client", false)));
+        assert_eq!(subject("Tests/OrderedSet Tests.swift"), Some(("OrderedSet", false)));
+        assert_eq!(subject("src/MixerTests.ts"), None, "only JVM, .NET and Swift names end in Tests");
+        assert_eq!(subject("test_.py"), Some(("", false)), "a test, of nothing in particular");
+        assert_eq!(subject("src/contest.ts"), None);
+        assert_eq!(subject("src/é.test.ts"), Some(("é", false)));
+        assert!(is_test_file_name("a/b.spec-d.tsx") && !is_test_file_name("a/b.ts"));
+    }
+
     use super::*;
 
     #[test]

@@ -311,49 +311,26 @@ pub fn resolve_import(from: &str, specifier: &str, paths: &HashSet<&str>) -> Opt
     candidates.into_iter().find(|c| paths.contains(c.as_str()) && c != from)
 }
 
-/// The subject stems a test file name points at, in order of preference, and the extension
-/// the subject must share. A type test (`index.test-d.ts`, tsd's and vitest's convention)
-/// checks a declaration file first (`index.d.ts`), else the source (`index.ts`).
+/// The subject stems a test file name points at ([`classify::test_name`]), in order of
+/// preference, and the extension the subject must share. A type test checks a declaration
+/// file first (`index.d.ts`), else the source (`index.ts`); a Python test its module, else
+/// the private module of that name, since a package that keeps its modules private tests
+/// `_client.py` in `test_client.py` (httpx, pydantic's `_internal`).
 fn test_subject_stems(path: &str) -> Option<(Vec<String>, String)> {
-    let name = file_name(path);
-    let ext = classify::extension(name);
+    let test = classify::test_name(path).filter(|t| !t.subject.is_empty())?;
+    let ext = classify::extension(path);
     if ext.is_empty() {
         return None;
     }
-    let stem = &name[..name.len() - ext.len() - 1];
-    let lower_ext = ext.to_ascii_lowercase();
-    for suffix in [".test-d", ".spec-d"] {
-        if let Some(subject) = stem.strip_suffix(suffix).filter(|s| !s.is_empty()) {
-            return Some((vec![format!("{subject}.d"), subject.to_string()], lower_ext));
-        }
+    let mut stems = Vec::with_capacity(2);
+    if test.type_test {
+        stems.push(format!("{}.d", test.subject));
     }
-    for suffix in [".test", ".spec", "_test", "_spec", "Tests", "Test", "Spec"] {
-        if let Some(subject) = stem.strip_suffix(suffix) {
-            let case_sensitive_suffix = suffix.chars().next().is_some_and(|c| c.is_uppercase());
-            // Apple's repositories write `OrderedSet Tests.swift` for `OrderedSet.swift`
-            let subject = if case_sensitive_suffix { subject.trim_end_matches(' ') } else { subject };
-            if !subject.is_empty() && (!case_sensitive_suffix || matches!(lower_ext.as_str(), "swift" | "kt" | "java" | "cs" | "scala")) {
-                return Some((python_private(subject, &lower_ext), lower_ext));
-            }
-        }
+    stems.push(test.subject.to_string());
+    if ext == "py" && !test.subject.starts_with('_') {
+        stems.push(format!("_{}", test.subject));
     }
-    if let Some(subject) = stem.strip_prefix("test_") {
-        if !subject.is_empty() {
-            return Some((python_private(subject, &lower_ext), lower_ext));
-        }
-    }
-    None
-}
-
-/// A Python test's subject stems: its name, then the private module of that name, since a
-/// package that keeps its modules private tests `_client.py` in `test_client.py` (httpx,
-/// pydantic's `_internal`).
-fn python_private(subject: &str, ext: &str) -> Vec<String> {
-    let mut stems = vec![subject.to_string()];
-    if ext == "py" && !subject.starts_with('_') {
-        stems.push(format!("_{subject}"));
-    }
-    stems
+    Some((stems, ext))
 }
 
 /// The one subject a test pairs with among the files of its subject's name: the one in

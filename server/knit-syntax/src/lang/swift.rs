@@ -46,11 +46,6 @@ fn imports(root: Node<'_>, src: &str) -> Vec<Import> {
     out
 }
 
-/// tree-sitter-swift 0.7 has no empty tuple expression: `()` as a value (`f(())`,
-/// `promise.succeed(())`, `return ()`, `let v = ()`) reads as a tuple missing an
-/// operand, a syntax error in every declaration around it (465 times in swift-nio).
-/// `[]` is an expression of the same two bytes, and the tokens hashed are the
-/// original `(` and `)`, exactly the leaves a right grammar would give.
 /// Valid Swift tree-sitter-swift misreads without an error (see `gaps.rs`).
 fn silent_gaps(src: &str) -> Vec<Repair> {
     let mut out = Vec::new();
@@ -58,6 +53,11 @@ fn silent_gaps(src: &str) -> Vec<Repair> {
     out
 }
 
+/// tree-sitter-swift 0.7 has no empty tuple expression: `()` as a value (`f(())`,
+/// `promise.succeed(())`, `return ()`, `let v = ()`) reads as a tuple missing an
+/// operand, a syntax error in every declaration around it (465 times in swift-nio).
+/// `[]` is an expression of the same two bytes, and the tokens hashed are the
+/// original `(` and `)`, exactly the leaves a right grammar would give.
 fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     let mut out = Vec::new();
     super::walk_errors(root, |n, _| {
