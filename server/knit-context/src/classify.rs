@@ -221,6 +221,8 @@ pub fn role_of(path: &str, kind: Kind) -> Role {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn test_names_say_what_they_test() {
         fn subject(p: &str) -> Option<(&str, bool)> {
@@ -238,8 +240,6 @@ mod tests {
         assert_eq!(subject("src/é.test.ts"), Some(("é", false)));
         assert!(is_test_file_name("a/b.spec-d.tsx") && !is_test_file_name("a/b.ts"));
     }
-
-    use super::*;
 
     #[test]
     fn noise_is_never_a_kind() {
