@@ -18,7 +18,9 @@ if [[ ! -x "$KNIT" ]]; then
 fi
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then echo "node and npm are required" >&2; exit 2; fi
 
-PACKAGES="${KNIT_FORMATTER_PACKAGES:-immer@11.2.13 @tanstack/query-core@5.108.4 @trpc/server@11.4.3}"
+# @effect/*: curried generic arrows, yield* casts and conditional types whose parentheses
+# prettier moves (print scheme 4; 7 of 190 of their anchors turned stale before).
+PACKAGES="${KNIT_FORMATTER_PACKAGES:-immer@11.2.13 @tanstack/query-core@5.108.4 @trpc/server@11.4.3 @effect/experimental@0.54.6 @effect/sql@0.44.2}"
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/knit-formatter.XXXXXX")"
 if [[ "${KNIT_FORMATTER_KEEP:-}" == 1 ]]; then echo "keeping $TMP"; else trap 'rm -rf "$TMP"' EXIT; fi
 TOOLS="$TMP/tools"

@@ -47,9 +47,14 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// 13: Rust macros named like a primitive type (snapbox's `str![…]`, mdBook's tests);
 /// 14: Swift strings that start with `/*` (silent gaps: repaired on an error-free tree);
 /// 15: such a string is repaired only with a `*/` after it (the parses are the same; the
-/// fixtures' digest moved with a fixture's new header lines, and the rule is to bump).
+/// fixtures' digest moved with a fixture's new header lines, and the rule is to bump);
+/// 16: `#error`/`#warning` among a Swift type's members (Alamofire), Swift locals named
+/// like a modifier (`final = …`) and `consume`/`copy` before a block's `{`
+/// (swift-async-algorithms), TypeScript inline import types with a suffix
+/// (`import('x').Y[]`, modelcontextprotocol/typescript-sdk), curried generic arrows after
+/// `=>`, `let as` and tagged-template type arguments (Effect), print scheme 4.
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 15;
+pub const SCHEME_VERSION: u32 = 16;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded
@@ -58,8 +63,10 @@ pub const SCHEME_VERSION: u32 = 15;
 /// a nested conditional and around types elided where the tree is the same without them
 /// (prettier adds and drops them with the line width); 3: Swift's parentheses around a
 /// whole `if`/`guard`/`while` condition or `switch` subject elided (swift-format's
-/// NoParensAroundConditions removes them).
-pub const PRINT_SCHEME: u8 = 3;
+/// NoParensAroundConditions removes them); 4: what prettier changes in Effect's
+/// TypeScript without changing its meaning (more parentheses, listed on `EcmaRules`, and a
+/// regular expression's flag order).
+pub const PRINT_SCHEME: u8 = 4;
 
 /// Declarations nested in declarations deeper than this are not extracted (DESIGN 1.3:
 /// `unchecked`, reason `too_deep`). Real code stays far below it — a method in a class

@@ -91,6 +91,21 @@ pub(crate) trait TokenRules {
     fn wants_next(&self) -> bool {
         false
     }
+
+    /// The one token a string literal inside an excised span stands for (`quoted` with its
+    /// delimiters), as this language's [`rule`](Self::rule) prints a string the grammar
+    /// read; `None` (the default) hashes it character by character like any other
+    /// phantom text. A language whose repairs can hide strings returns its string token
+    /// here, so a quote-style change by a formatter is no change of the print.
+    fn phantom_string(&self, _quoted: &str) -> Option<String> {
+        None
+    }
+
+    /// Whether a phantom token is one this language's [`rule`](Self::rule) never hashes
+    /// (TypeScript's `;`, which it skips wherever the grammar reads one).
+    fn phantom_skips(&self, _token: &str) -> bool {
+        false
+    }
 }
 
 /// Leaves whose text is string content (whitespace significant) in the grammars knit
@@ -178,7 +193,7 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Rang
         match rule {
             NodeRule::Skip => continue,
             NodeRule::Emit(tok) => {
-                phantoms.flush_before(node.start_byte(), src, &mut out);
+                phantoms.flush_before(node.start_byte(), src, rules, &mut out);
                 out.push(node.start_byte() as u32, node.end_byte() as u32, &tok);
                 continue;
             }
@@ -195,7 +210,7 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Rang
             let verbatim = node.is_named() && is_string_content(node.kind());
             let text = if verbatim { raw } else { raw.trim() };
             if !text.is_empty() {
-                phantoms.flush_before(node.start_byte(), src, &mut out);
+                phantoms.flush_before(node.start_byte(), src, rules, &mut out);
                 out.push(node.start_byte() as u32, node.end_byte() as u32, text);
             }
             continue;
@@ -239,7 +254,7 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Rang
             }
         }
     }
-    phantoms.flush_before(usize::MAX, src, &mut out);
+    phantoms.flush_before(usize::MAX, src, rules, &mut out);
     out.finish();
     Some(out)
 }
@@ -257,8 +272,10 @@ impl Phantoms<'_> {
     /// would make it), a directive keyword with its `#` (`#if`), the two-character
     /// operators of a compilation condition (`&&`, `||`, `>=`, `<=`, `==`, `!=`), a
     /// function type's arrow and a module selector's `::` (`->`, `::`), Swift's range
-    /// operators (`...`, `..<`) and every other non-blank character on its own.
-    fn flush_before(&mut self, at: usize, src: &str, out: &mut FileTokens) {
+    /// operators (`...`, `..<`), a string literal as the language prints one (when it
+    /// says how, [`TokenRules::phantom_string`]) and every other non-blank character on
+    /// its own.
+    fn flush_before(&mut self, at: usize, src: &str, rules: &dyn TokenRules, out: &mut FileTokens) {
         while let Some(span) = self.spans.get(self.next).filter(|r| r.start < at) {
             self.next += 1;
             let text = src.get(span.clone()).unwrap_or("");
@@ -269,6 +286,17 @@ impl Phantoms<'_> {
                     continue;
                 }
                 let mut end = i + c.len_utf8();
+                if c == '\'' || c == '"' {
+                    if let Some(close) = closing_quote(text, i) {
+                        if let Some(token) = rules.phantom_string(&text[i..=close]) {
+                            while chars.peek().is_some_and(|&(j, _)| j <= close) {
+                                chars.next();
+                            }
+                            out.push((span.start + i) as u32, (span.start + close + 1) as u32, &token);
+                            continue;
+                        }
+                    }
+                }
                 let pair = text.get(i..i + 2).unwrap_or("");
                 if matches!(text.get(i..i + 3), Some("..." | "..<")) {
                     end = i + 3;
@@ -288,10 +316,28 @@ impl Phantoms<'_> {
                         chars.next();
                     }
                 }
-                out.push((span.start + i) as u32, (span.start + end) as u32, &text[i..end]);
+                if !rules.phantom_skips(&text[i..end]) {
+                    out.push((span.start + i) as u32, (span.start + end) as u32, &text[i..end]);
+                }
             }
         }
     }
+}
+
+/// Where the string literal opened by the quote at `open` closes (the same quote, not
+/// escaped, on the same line), within `text`.
+fn closing_quote(text: &str, open: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let quote = b[open];
+    let mut k = open + 1;
+    while k < b.len() && b[k] != b'\n' {
+        match b[k] {
+            b'\\' => k += 2,
+            c if c == quote => return Some(k),
+            _ => k += 1,
+        }
+    }
+    None
 }
 
 /// The token stream of a whole file, walked once on first use: every declaration and

@@ -428,6 +428,57 @@ fn typescript_parentheses_a_formatter_moves_are_not_a_change() {
     differ(ts, "export function h(a: boolean, b: boolean) {\n  return (a ? b : a) ? 1 : 2;\n}\n", "export function h(a: boolean, b: boolean) {\n  return a ? b : a ? 1 : 2;\n}\n", "h");
 }
 
+/// Print scheme 4: the parentheses prettier moved in Effect's code (`@effect/experimental`
+/// and `@effect/sql`, where 7 of 190 anchors turned stale under prettier before) are not a
+/// change; parentheses that change the tree still are.
+#[test]
+fn typescript_parentheses_prettier_moves_in_effects_code_are_not_a_change() {
+    let ts = Lang::TypeScript;
+    // an arrow and a cast as a conditional's branches
+    same(
+        ts,
+        "export const m = (i: any) => ({\n  init: isEffect(i) ? (() => i) : i as any,\n});\n",
+        "export const m = (i: any) => ({\n  init: isEffect(i)\n    ? () => i\n    : (i as any),\n});\n",
+        "m",
+    );
+    same(ts, "export function c(o: any) {\n  return o ? o.x : ([o] as const);\n}\n", "export function c(o: any) {\n  return o ? o.x : [o] as const;\n}\n", "c");
+    // a yield's operand
+    same(
+        ts,
+        "export function* g(r: any) {\n  const h = ok(r) ? yield* (r as any as E<any>) : r;\n  return h;\n}\n",
+        "export function* g(r: any) {\n  const h = ok(r) ? yield* r as any as E<any> : r;\n  return h;\n}\n",
+        "g",
+    );
+    // the type after a conditional type's `extends`, a tuple element, a constraint, keyof
+    same(ts, "export type V<A> = A extends (\n  | H<infer R>\n  | E<infer R>\n) ? [R] : never;\n", "export type V<A> = A extends H<infer R> | E<infer R> ? [R] : never;\n", "V");
+    same(ts, "export type T = readonly [S | undefined, S];\n", "export type T = readonly [(S | undefined), S];\n", "T");
+    same(ts, "export type K<S, Id extends (keyof S[\"a\"]) & (keyof S[\"b\"])> = Id;\n", "export type K<S, Id extends keyof S[\"a\"] & keyof S[\"b\"]> = Id;\n", "K");
+    // a cast under a logical or equality operator, an intersection in a union
+    same(ts, "export const g = (o: any) => ({ top: o?.top ?? false as any });\n", "export const g = (o: any) => ({ top: o?.top ?? (false as any) });\n", "g");
+    same(ts, "export type O = (R & { readonly only?: boolean }) | undefined;\n", "export type O = R & { readonly only?: boolean } | undefined;\n", "O");
+    // Parentheses that change the tree are a change.
+    differ(ts, "export function l(a: any, b: any) {\n  return a < (b as number);\n}\n", "export function l(a: any, b: any) {\n  return a < b as number;\n}\n", "l");
+    differ(ts, "export type U = (A | B) & C;\n", "export type U = A | B & C;\n", "U");
+    differ(ts, "export function h(a: any, b: any) {\n  return (() => a) ? b : a;\n}\n", "export function h(a: any, b: any) {\n  return () => a ? b : a;\n}\n", "h");
+    same(ts, "export type W<A> = A extends ((...a: any[]) => infer R) ? R : never;\n", "export type W<A> = A extends (...a: any[]) => infer R ? R : never;\n", "W");
+    same(ts, "export function* y(o: any, c: boolean) {\n  for (const x of (o as I)) {}\n  return c ? (yield* o as E) : (o.n = 1, o);\n}\n", "export function* y(o: any, c: boolean) {\n  for (const x of o as I) {}\n  return c ? yield* o as E : ((o.n = 1), o);\n}\n", "y");
+    same(ts, "export const r = /~/ig;\n", "export const r = /~/gi;\n", "r");
+    same(ts, "export const s = () => (function (this: any) { return this; }) as any;\n", "export const s = () => function (this: any) { return this; } as any;\n", "s");
+    same(ts, "export const gc = (function* () {}).constructor;\n", "export const gc = function* () {}.constructor;\n", "gc");
+    // …but a statement that starts with them keeps them (without, it would declare)
+    differ(ts, "export function st() {\n  (function () {}).call(null);\n}\n", "export function st() {\n  (function () {}.call(null));\n}\n", "st");
+    same(
+        ts,
+        "export function v(a: any, b: any, c: any) {\n  if (\n    (a && b ||\n      (c && a))\n  ) {\n    return 1;\n  }\n}\n",
+        "export function v(a: any, b: any, c: any) {\n  if ((a && b) || (c && a)) {\n    return 1;\n  }\n}\n",
+        "v",
+    );
+    differ(ts, "export const r = /~/ig;\n", "export const r = /~/i;\n", "r");
+    differ(ts, "export type X<A> = A extends (B extends C ? D : E) ? 1 : 2;\n", "export type X<A> = A extends B extends C ? D : E ? 1 : 2;\n", "X");
+    differ(ts, "export type Q<A, B> = keyof (A & B);\n", "export type Q<A, B> = keyof A & B;\n", "Q");
+    differ(ts, "export function k(a: any) {\n  return (await a) as T;\n}\n", "export function k(a: any) {\n  return await (a as T);\n}\n", "k");
+}
+
 /// swift-format's NoParensAroundConditions removes the parentheses around a whole `if`,
 /// `guard`, `while`, `repeat … while` condition and a `switch` subject (print scheme 3).
 #[test]

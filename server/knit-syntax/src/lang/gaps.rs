@@ -284,15 +284,103 @@ pub(crate) fn typescript_line_initial_signature(src: &str, out: &mut Vec<Repair>
         if first > line_start && first < line_end && b[first] == b'<' {
             // Only after a member that did not end itself: the previous code byte is
             // not `{`, `;` or `,` (nor an operator that continues an expression; a
-            // closing `>` ends type arguments, as in `): Hono<E, P>`).
-            if let Some((_, prev)) = prev_non_space(b, line_start) {
-                if !matches!(prev, b'{' | b';' | b',' | b'(' | b'[' | b'=' | b'<' | b'|' | b'&' | b'?' | b':') {
+            // closing `>` ends type arguments, as in `): Hono<E, P>`, but the `>` of an
+            // arrow `=>` starts its body, here a generic arrow function: Effect's
+            // curried `(runFork) =>` / `<XE extends E>(effect: …) =>`). Comments are
+            // stepped over: `dual<` / `/** @internal */` / `<A>(self: A) => A` is a
+            // type argument after a `,`.
+            if let Some((p, prev)) = prev_ts_code(b, line_start) {
+                let arrow = prev == b'>' && p > 0 && b[p - 1] == b'=';
+                if !arrow && !matches!(prev, b'{' | b';' | b',' | b'(' | b'[' | b'=' | b'<' | b'|' | b'&' | b'?' | b':') {
                     out.push(Repair::Overwrite { at: first - 1, byte: b';' });
                 }
             }
         }
         line_start = line_end + 1;
     }
+}
+
+/// `let as = …` (Effect's `PubSub`: `let as = self.pollers.length === 0 ? …`):
+/// TypeScript allows `as` as a variable's name, and tree-sitter-typescript reads it after
+/// `const` and in expressions, but after `let` it reads the start of a cast. Where `let`
+/// is followed by the word `as` and then `=`, `:`, `;` or `,`, its first letter is
+/// capitalised (`let As = …`), an identifier of the same length; names are read from the
+/// original text.
+pub(crate) fn typescript_let_as(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"let") {
+        let name = skip_blanks(b, at + 3);
+        if name > at + 3 && b[name..].starts_with(b"as") && b.get(name + 2).is_none_or(|&c| !is_word_byte(c)) {
+            let next = skip_blanks(b, name + 2);
+            if matches!(b.get(next), Some(b'=' | b':' | b';' | b',')) {
+                out.push(Repair::Overwrite { at: name, byte: b'A' });
+            }
+        }
+    }
+}
+
+/// A tagged template whose type arguments start with an object type or hold an array
+/// type — ``sql<{ id: Uint8Array }>`SELECT …` `` (Effect's SQL clients),
+/// ``sql<Row[]>`…` `` (postgres.js): tree-sitter-typescript 0.23 reads type arguments
+/// before a template only when they are simpler (``sql<Row>`…` ``). The type arguments are
+/// excised and hashed where they stand (a `;` between members is skipped as the
+/// language's rules skip it where the grammar reads an object type). The backward look
+/// from a template's backtick to its `<` is bounded (2 KiB), so the scan stays linear.
+pub(crate) fn typescript_tagged_template_type_arguments(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    if find(b, b">`").is_none() {
+        return;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'`' && i > 0 && b[i - 1] == b'>' {
+            if let Some(open) = type_arguments_start(b, i - 1) {
+                let first = skip_space(b, open + 1);
+                let tagged = open > 0 && is_word_byte(b[open - 1]);
+                if tagged && (b.get(first) == Some(&b'{') || find(&b[open..i], b"[]").is_some()) {
+                    out.push(Repair::Excise { start: open, end: i });
+                }
+            }
+        }
+        match ts_skip_non_code(b, i) {
+            Some(next) => i = next,
+            None => i += 1,
+        }
+    }
+}
+
+/// The `<` that opens the type arguments closed by the `>` at `close` (brackets balanced,
+/// an arrow's `=>` no bracket), looking back at most 2 KiB and never past a `;` outside
+/// brackets, a string or a template.
+fn type_arguments_start(b: &[u8], close: usize) -> Option<usize> {
+    let floor = close.saturating_sub(2048);
+    let mut depth: Vec<u8> = Vec::new();
+    let mut k = close;
+    while k > floor {
+        k -= 1;
+        let c = b[k];
+        match c {
+            b'>' if k > 0 && b[k - 1] == b'=' => k -= 1,
+            b'>' | b'}' | b')' | b']' => depth.push(c),
+            b'<' | b'{' | b'(' | b'[' => {
+                let want = match c {
+                    b'<' => b'>',
+                    b'{' => b'}',
+                    b'(' => b')',
+                    _ => b']',
+                };
+                match depth.pop() {
+                    None if c == b'<' => return Some(k),
+                    Some(top) if top == want => {}
+                    _ => return None,
+                }
+            }
+            b';' if depth.is_empty() => return None,
+            b'`' | b'"' | b'\'' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A bare `&` in a JSX attribute string (`href="/?a=1&b=2"`): tree-sitter-typescript's
@@ -472,6 +560,54 @@ pub(crate) fn swift_keyword_members(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for word in [&b"try"[..], &b"await"[..]] {
         capitalise_where(b, word, |at| at > 0 && b[at - 1] == b'.' && (at < 2 || b[at - 2] != b'.'), out);
+    }
+}
+
+/// Locals named like a modifier — `final`, `weak`, `unowned`, `indirect`, `each`
+/// (swift-async-algorithms: `let final: FinalElement?` … `final = try await read()`): at
+/// the start of a statement tree-sitter-swift 0.7 reads the word as the modifier of a
+/// declaration that never comes, though it reads the same name anywhere else. Where the
+/// word starts a line and an operator or punctuation follows it on that line (`final =`,
+/// `weak.x`, `final?.g()`; a modifier is followed by a word or an attribute), its first
+/// letter is capitalised, an identifier of the same length; names are read from the
+/// original text.
+pub(crate) fn swift_modifier_named_locals(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for word in [&b"final"[..], b"weak", b"unowned", b"indirect", b"each"] {
+        capitalise_where(
+            b,
+            word,
+            |at| {
+                let next = skip_blanks(b, at + word.len());
+                is_line_initial(b, at) && b.get(next).is_some_and(|c| b"=.?!+-*/%<>|&^[(".contains(c)) && !b[next..].starts_with(b"//") && !b[next..].starts_with(b"/*")
+            },
+            out,
+        );
+    }
+}
+
+/// `consume x` or `copy x` (SE-0366, SE-0377) as the subject of a `switch`, an `if let` or
+/// a `for … in` (swift-async-algorithms: `switch consume sendResult {`): tree-sitter-swift
+/// 0.7 reads the operator elsewhere but not right before a block's `{`. Where the operand
+/// — a name, dotted or not — is followed on its line by `{`, the operator word and its
+/// blanks are excised and hashed where they stand, as the grammar hashes the operator
+/// it reads.
+pub(crate) fn swift_ownership_operators_before_blocks(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for word in [&b"consume"[..], b"copy"] {
+        for at in word_at(b, word) {
+            let operand = skip_blanks(b, at + word.len());
+            if operand == at + word.len() || !b.get(operand).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_') {
+                continue;
+            }
+            let mut end = skip_word(b, operand);
+            while b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_') {
+                end = skip_word(b, end + 1);
+            }
+            if b.get(skip_blanks(b, end)) == Some(&b'{') && (at == 0 || b[at - 1] != b'.') {
+                out.push(Repair::Excise { start: at, end: operand });
+            }
+        }
     }
 }
 
@@ -1426,6 +1562,158 @@ pub(crate) fn swift_strings_opening_comments(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// Where the TypeScript comment, string or template literal starting at `i` ends (`None`
+/// when none starts there). A template's `${…}` is not entered: a finder only misses a
+/// repair inside one.
+fn ts_skip_non_code(b: &[u8], i: usize) -> Option<usize> {
+    match b[i] {
+        b'/' if b.get(i + 1) == Some(&b'/') => Some(b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |q| i + q)),
+        b'/' if b.get(i + 1) == Some(&b'*') => Some(find(&b[i + 2..], b"*/").map_or(b.len(), |q| i + 2 + q + 2)),
+        quote @ (b'\'' | b'"' | b'`') => {
+            let mut k = i + 1;
+            while k < b.len() && b[k] != quote && (quote == b'`' || b[k] != b'\n') {
+                k += if b[k] == b'\\' { 2 } else { 1 };
+            }
+            Some((k + 1).min(b.len()))
+        }
+        _ => None,
+    }
+}
+
+/// An inline import type with a suffix: `import('ts-morph').Node[]`, `import('./x').Box<T>`,
+/// `import('./x')['Y']` (modelcontextprotocol/typescript-sdk). tree-sitter-typescript
+/// 0.23 reads `import('x').Y` only as a whole type annotation, as a member expression,
+/// never as a type that takes an array, generic or indexed suffix. `import('x')` and
+/// the `.` after it are excised, leaving the name (`Node[]`) or the tuple (`['Y']`)
+/// where the grammar reads a type; their tokens are hashed where they stand, the string
+/// as the grammar prints one, so the print is the one a grammar that read it would make.
+/// A dynamic import in an expression (`import('./x').then(…)`) has no such suffix; were
+/// one written, the excision would leave a valid expression of the same tokens. One pass,
+/// comments and strings skipped.
+pub(crate) fn typescript_inline_import_types(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    if find(b, b"import(").is_none() && find(b, b"import (").is_none() {
+        return;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(next) = ts_skip_non_code(b, i) {
+            i = next;
+            continue;
+        }
+        let at = i;
+        i += 1;
+        if !b[at..].starts_with(b"import") || (at > 0 && (is_word_byte(b[at - 1]) || b[at - 1] == b'.')) {
+            continue;
+        }
+        let open = skip_blanks(b, at + "import".len());
+        let quote = skip_blanks(b, open + 1);
+        if b.get(open) != Some(&b'(') || !matches!(b.get(quote), Some(b'\'' | b'"')) {
+            continue;
+        }
+        let string_end = ts_skip_non_code(b, quote).unwrap_or(b.len());
+        let close = skip_blanks(b, string_end);
+        if b[string_end - 1] != b[quote] || b.get(close) != Some(&b')') {
+            continue;
+        }
+        let after = close + 1;
+        i = after;
+        if b.get(after) == Some(&b'[') {
+            out.push(Repair::Excise { start: at, end: after });
+            continue;
+        }
+        let mut end = after;
+        while b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(|&c| is_word_byte(c) && !c.is_ascii_digit()) {
+            end = skip_word(b, end + 1);
+        }
+        if end > after && matches!(b.get(end), Some(b'[' | b'<')) {
+            out.push(Repair::Excise { start: at, end: after + 1 });
+        }
+    }
+}
+
+/// Whether the words of a brace's header (`final class Protected<Value>`, `extension X
+/// where T: P`) open a type body: a `class`, `struct`, `enum`, `extension`, `protocol` or
+/// `actor` keyword that is no member access (`.class`) and no `class func` / `class var`
+/// modifier. Strings and comments in the header are skipped (a doc comment saying "the
+/// struct that…" above a function is no type).
+fn swift_opens_type_body(b: &[u8], start: usize, end: usize) -> bool {
+    const TYPES: [&[u8]; 6] = [b"class", b"struct", b"enum", b"extension", b"protocol", b"actor"];
+    const MEMBERS: [&[u8]; 8] = [b"func", b"var", b"let", b"subscript", b"init", b"override", b"final", b"static"];
+    let word_end = |i: usize| i + b[i..end].iter().take_while(|&&c| is_word_byte(c)).count();
+    let mut i = start;
+    while i < end {
+        if let Some(next) = swift_skip_non_code(b, i) {
+            i = next;
+            continue;
+        }
+        if !is_word_byte(b[i]) || (i > start && (is_word_byte(b[i - 1]) || b[i - 1] == b'.')) {
+            i += 1;
+            continue;
+        }
+        let stop = word_end(i);
+        if TYPES.contains(&&b[i..stop]) {
+            let next = skip_space(b, stop).min(end);
+            if !(&b[i..stop] == b"class" && MEMBERS.contains(&&b[next..word_end(next)])) {
+                return true;
+            }
+        }
+        i = stop;
+    }
+    false
+}
+
+/// `#error("…")` and `#warning("…")` among a type's members (Alamofire's `Protected`
+/// stops the build on a platform with no lock type inside its class body): tree-sitter-swift
+/// 0.7 reads them in a function body and at the top level, not in a class, struct, enum,
+/// extension, protocol or actor body. There the directive, up to its closing parenthesis,
+/// is excised and hashed where it stands; elsewhere it is left alone, so a body the
+/// grammar reads keeps its print. One pass with a stack of open braces (strings and
+/// comments skipped), each `{` judged by the words since the last `{`, `}` or `;`.
+pub(crate) fn swift_member_diagnostics(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    if word_at(b, b"error").is_empty() && word_at(b, b"warning").is_empty() {
+        return;
+    }
+    let mut in_type: Vec<bool> = Vec::new();
+    let mut header = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(next) = swift_skip_non_code(b, i) {
+            i = next;
+            continue;
+        }
+        match b[i] {
+            b'{' => {
+                in_type.push(swift_opens_type_body(b, header, i));
+                header = i + 1;
+            }
+            b'}' => {
+                in_type.pop();
+                header = i + 1;
+            }
+            b';' => header = i + 1,
+            b'#' if in_type.last() == Some(&true) && is_line_initial(b, i) => {
+                let name = i + 1 + b[i + 1..].iter().take_while(|&&c| is_word_byte(c)).count();
+                let open = skip_blanks(b, name);
+                let string = skip_blanks(b, open + 1);
+                if matches!(&b[i + 1..name], b"error" | b"warning") && b.get(open) == Some(&b'(') && b.get(string) == Some(&b'"') {
+                    let after = swift_skip_non_code(b, string).unwrap_or(b.len());
+                    let close = skip_blanks(b, after);
+                    if b.get(close) == Some(&b')') {
+                        out.push(Repair::Excise { start: i, end: close + 1 });
+                        header = close + 1;
+                        i = close + 1;
+                        continue;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1445,6 +1733,49 @@ mod tests {
         assert_eq!(cuts(swift_dollar_inside_identifiers, "var _$id: Int\nlet x = $0 + a$b + \"$\" + 1$x\n"), ["5:_", "28:_"]);
         let src = "x.ifCaseLet(/State.child, action: /Action.child)\nlet r = /Abc/\nlet q = a / B\n";
         assert_eq!(cuts(swift_case_path_prefix_slash, src), ["12:-", "34:-"]);
+    }
+
+    #[test]
+    fn modifier_named_locals_and_ownership_operators_before_blocks() {
+        let src = "let final: E?\nfinal = try g()\n  weak?.f()\nfinal class A {}\nfinal @objc func h() {}\nfinal // note\nx = final\n";
+        let at = |s: &str| src.find(s).unwrap();
+        assert_eq!(cuts(swift_modifier_named_locals, src), [format!("{}:F", at("final = ")), format!("{}:W", at("weak?"))]);
+        let src = "switch consume result {\nif let v = copy self.box {\nlet y = consume x\nfor e in consume items {\nx.consume y {\nconsume(x) {\n";
+        assert_eq!(cuts(swift_ownership_operators_before_blocks, src), ["cut \"consume \"", "cut \"consume \"", "cut \"copy \""]);
+    }
+
+    #[test]
+    fn tagged_template_type_arguments() {
+        let src = "yield* sql<{ id: Uint8Array; at: number }>`SELECT ${x}`\nconst r = sql<Row[]>`s`\nconst q = sql<Row>`s`\nconst f = (a: A) => b<A>`t`\nlet v = a < b ? c : d > `e`\nconst g = db.sql<{ f: (a: A) => B }>`x`\n";
+        assert_eq!(cuts(typescript_tagged_template_type_arguments, src), ["cut \"<{ id: Uint8Array; at: number }>\"", "cut \"<Row[]>\"", "cut \"<{ f: (a: A) => B }>\""]);
+        assert!(cuts(typescript_tagged_template_type_arguments, "x = `a` + (b > `c`)").is_empty());
+    }
+
+    #[test]
+    fn let_as_and_generic_arrows_on_their_own_line() {
+        let src = "let as = x\nlet as: A[]\nlet a = b as C\nlet as\nconst as = 1\n";
+        assert_eq!(cuts(typescript_let_as, src), ["4:A", "15:A"]);
+        // a generic arrow on its own line after `=>` is no call signature
+        let src = "const f =\n  (x: X) =>\n  <A>(y: A) => y\ninterface I {\n  (): void\n  <P>(h: P): R\n}\nconst w = dual<\n  /** a */\n  (s: S) => <A>(x: A) => A,\n  /** b */\n  <A>(x: A, s: S) => A\n>(2, g)\n";
+        assert_eq!(cuts(typescript_line_initial_signature, src), [format!("{}:;", src.find("<P>").unwrap() - 1)]);
+    }
+
+    #[test]
+    fn inline_import_types_with_a_suffix() {
+        let src = "let a: import('ts-morph').Node[] = [];\nlet b = [] as import(\"../t\").D<T>;\ntype C = import('x')['Y'];\nlet d: import('x').Y = z;\nawait import('./m').then((m) => m);\n// import('c').Y[]\nconst s = \"import('s').Y[]\";\n";
+        assert_eq!(cuts(typescript_inline_import_types, src), ["cut \"import('ts-morph').\"", "cut \"import(\\\"../t\\\").\"", "cut \"import('x')\""]);
+        assert!(cuts(typescript_inline_import_types, "x.import('a')[0]; reimport('b').c[1]; import(a).b[2]; import('unclosed).b[3]").is_empty());
+    }
+
+    #[test]
+    fn diagnostics_among_a_types_members_only() {
+        let src = "#error(\"top\")\nfinal class P<V> {\n    #if os(Linux)\n    #error(\"no lock\")\n    #endif\n    func f() {\n        #warning(\"body\")\n    }\n    #warning( \"a ) b\" )\n}\n";
+        assert_eq!(cuts(swift_member_diagnostics, src), ["cut \"#error(\\\"no lock\\\")\"", "cut \"#warning( \\\"a ) b\\\" )\""]);
+        // a class method, a member access and a doc comment are no type header
+        let src = "/// the struct of it\nfunc g() {\n  #warning(\"x\")\n}\nclass func h() {\n  #warning(\"y\")\n}\nlet k = x.class {\n  #error(\"z\")\n}\n";
+        assert!(cuts(swift_member_diagnostics, src).is_empty());
+        assert_eq!(cuts(swift_member_diagnostics, "extension S where T: P {\n  #warning(\"w\")\n}"), ["cut \"#warning(\\\"w\\\")\""]);
+        assert!(cuts(swift_member_diagnostics, "struct S {\n  let e = #error\n}").is_empty());
     }
 
     fn cuts(f: fn(&str, &mut Vec<Repair>), src: &str) -> Vec<String> {
@@ -1632,8 +1963,8 @@ mod tests {
     fn a_line_initial_signature_gets_a_semicolon_over_its_indentation() {
         let src = "interface H {\n  // get(handler)\n  <P>(h: P): R\n\n  <P>(p: string, h: P): R\n}\n";
         let at = src.find("  <P>(p").unwrap() + 1;
-        let first = src.find("  <P>(h").unwrap() + 1;
-        assert_eq!(cuts(typescript_line_initial_signature, src), [format!("{first}:;"), format!("{at}:;")]);
+        // the first follows the `{` (the comment between is stepped over): nothing is open
+        assert_eq!(cuts(typescript_line_initial_signature, src), [format!("{at}:;")]);
         assert!(cuts(typescript_line_initial_signature, "type T = {\n  <P>(h: P): R\n}").is_empty(), "after `{{` nothing is open");
     }
 
@@ -1862,8 +2193,14 @@ mod tests {
             "\"/*\"*/".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 28] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 34] = [
             swift_condition_calls,
+            typescript_tagged_template_type_arguments,
+            typescript_let_as,
+            swift_modifier_named_locals,
+            swift_ownership_operators_before_blocks,
+            typescript_inline_import_types,
+            swift_member_diagnostics,
             swift_unknown_accessors,
             swift_case_range_parens,
             swift_empty_case_arguments,

@@ -8,7 +8,7 @@
 //! Imports: `import … from`, `export … from`, `require("…")` and `import("…")`.
 //! Not anchorable yet: CommonJS assignments (`module.exports.f = …`, `exports.f = …`).
 
-use super::typescript::{self, ECMA_RULES, ECMA_RULES_V1};
+use super::typescript::{self, ECMA_RULES, ECMA_RULES_V1, ECMA_RULES_V3};
 use super::{gaps, LanguageSpec, Lang, Repair};
 use tree_sitter::Node;
 
@@ -18,7 +18,7 @@ pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
     grammar: || tree_sitter_javascript::LANGUAGE.into(),
     kinds: &["function", "class", "method", "get", "set", "property", "variable"],
     rules: &ECMA_RULES,
-    earlier_rules: &[(1, &ECMA_RULES_V1)],
+    earlier_rules: &[(1, &ECMA_RULES_V1), (2, &ECMA_RULES_V3), (3, &ECMA_RULES_V3)],
     declarations: typescript::declarations,
     imports: typescript::collect_imports,
     repairs,

@@ -1012,6 +1012,8 @@ mod tests {
             "func f() {\n  for i in 0... {\n    g(i)\n  }\n  if #available(_typedThrowsAPI, *) {\n    g(0)\n  }\n}\n",
             // two finders hide overlapping spans (the directive line, the condition call)
             "func s() -> String? {\n#if _runtime(_ObjC)\n  \"objc\"\n#else\n  nil\n#endif\n}\nfunc t(_ s: _const String) {}\n",
+            "final class P<V> {\n  #if os(Linux)\n  #error(\"no lock type\")\n  #endif\n  func f() {}\n}\n",
+            "func f(x: consuming R) {\n  let final: E?\n  final = g()\n  weak?.h()\n  switch consume x {\n  case .a:\n    break\n  }\n  for e in copy self.items {\n    h(e)\n  }\n}\n",
         ];
         for src in cases {
             assert!(
@@ -1033,6 +1035,40 @@ mod tests {
             );
             assert_eq!(hashed, lexical_tokens(src), "{src}");
         }
+    }
+
+    #[test]
+    fn an_inline_import_type_with_a_suffix_is_read_and_hashed_as_the_grammar_prints_it() {
+        let with = |q: &str| format!("export function f(a: import({q}ts-morph{q}).Node[]) {{\n  return a;\n}}\n");
+        let single = with("'");
+        assert!(parse_unrepaired(Lang::TypeScript, &single).has_error, "the grammar reads this now; drop its repair?");
+        let read = parse(Lang::TypeScript, &single, None).0;
+        assert!(!read.has_error && read.declarations.len() == 1, "{read:#?}");
+        // prettier's quotes are no change: the string is one token by value, as the
+        // grammar prints `import('ts-morph').Node` where it reads it
+        let double = parse(Lang::TypeScript, &with("\""), None).0;
+        assert_eq!(read.declarations[0].fingerprint, double.declarations[0].fingerprint);
+        let (_, repaired) = trees(Lang::TypeScript, &single, None).unwrap();
+        let (tree, excised) = repaired.expect("repaired");
+        let hashed = crate::tokens::hashed_texts(tree.root_node(), &single, spec(Lang::TypeScript).rules, &excised);
+        let plain = "export function f(a: import('ts-morph').Node) {\n  return a;\n}\n";
+        let plain_tree = parse_tree(Lang::TypeScript, plain, None).unwrap();
+        let mut expected = crate::tokens::hashed_texts(plain_tree.root_node(), plain, spec(Lang::TypeScript).rules, &[]);
+        let at = expected.iter().position(|t| t == "Node").unwrap();
+        expected.splice(at + 1..at + 1, ["[".to_string(), "]".to_string()]);
+        assert_eq!(hashed, expected);
+    }
+
+    #[test]
+    fn tagged_template_type_arguments_are_read_and_their_layout_is_no_change() {
+        let one_line = "export function ids() {\n  return sql<{ id: Uint8Array; at: number }>`SELECT id`\n}\n";
+        let broken = "export function ids() {\n  return sql<{\n    id: Uint8Array;\n    at: number;\n  }>`SELECT id`\n}\n";
+        assert!(parse_unrepaired(Lang::TypeScript, one_line).has_error, "the grammar reads this now; drop its repair?");
+        let (a, b) = (parse(Lang::TypeScript, one_line, None).0, parse(Lang::TypeScript, broken, None).0);
+        assert!(!a.has_error && !b.has_error, "{a:#?}");
+        assert_eq!(a.declarations[0].fingerprint, b.declarations[0].fingerprint);
+        let other = parse(Lang::TypeScript, &one_line.replace("at: number", "at: string"), None).0;
+        assert_ne!(a.declarations[0].fingerprint, other.declarations[0].fingerprint);
     }
 
     #[test]

@@ -92,6 +92,9 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_open_range_loops(src, &mut out);
     gaps::swift_open_calls(src, &mut out);
     gaps::swift_strings_opening_comments(src, &mut out);
+    gaps::swift_member_diagnostics(src, &mut out);
+    gaps::swift_modifier_named_locals(src, &mut out);
+    gaps::swift_ownership_operators_before_blocks(src, &mut out);
     local_statement_prefixes(root, src, &mut out);
     out
 }

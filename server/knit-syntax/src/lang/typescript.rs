@@ -27,7 +27,7 @@ pub(crate) static TYPESCRIPT: LanguageSpec = LanguageSpec {
     grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
     kinds: KINDS,
     rules: &ECMA_RULES,
-    earlier_rules: &[(1, &ECMA_RULES_V1)],
+    earlier_rules: &[(1, &ECMA_RULES_V1), (2, &ECMA_RULES_V3), (3, &ECMA_RULES_V3)],
     declarations,
     imports: collect_imports,
     repairs: |root, src| repairs(root, src, false),
@@ -41,7 +41,7 @@ pub(crate) static TSX: LanguageSpec = LanguageSpec {
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
     kinds: KINDS,
     rules: &ECMA_RULES,
-    earlier_rules: &[(1, &ECMA_RULES_V1)],
+    earlier_rules: &[(1, &ECMA_RULES_V1), (2, &ECMA_RULES_V3), (3, &ECMA_RULES_V3)],
     declarations,
     imports: collect_imports,
     repairs: |root, src| repairs(root, src, true),
@@ -55,6 +55,9 @@ fn repairs(root: Node<'_>, src: &str, tsx: bool) -> Vec<Repair> {
     gaps::typescript_variance(src, &mut out);
     gaps::typescript_export_type_star(src, &mut out);
     gaps::typescript_using_identifiers(src, &mut out);
+    gaps::typescript_inline_import_types(src, &mut out);
+    gaps::typescript_let_as(src, &mut out);
+    gaps::typescript_tagged_template_type_arguments(src, &mut out);
     let mut template_types = Vec::new();
     super::walk_errors(root, |n, _| {
         if n.kind() == "template_literal_type" {
@@ -461,12 +464,32 @@ pub(crate) struct EcmaRules {
     /// Print scheme 2: parentheses around a nested conditional and around types are
     /// elided where the tree is the same without them (scheme 1 hashed them).
     structural_parens: bool,
+    /// Print scheme 4: what prettier changes in Effect's code is no change — parentheses
+    /// around an arrow, a `yield` or a cast as a conditional's branch, a cast as the
+    /// operand of a logical or equality operator, a `yield`'s operand, a `for … of`'s
+    /// iterable, an assignment in a sequence, the type after a conditional type's
+    /// `extends`, a tuple element's type, a type parameter's constraint, `keyof T` in a
+    /// union or intersection, an intersection in a union; and a regular expression's flags
+    /// in any order.
+    formatter_parens: bool,
 }
 
-pub(crate) static ECMA_RULES: EcmaRules = EcmaRules { structural_parens: true };
-pub(crate) static ECMA_RULES_V1: EcmaRules = EcmaRules { structural_parens: false };
+pub(crate) static ECMA_RULES: EcmaRules = EcmaRules { structural_parens: true, formatter_parens: true };
+/// The rules of print schemes 2 and 3 (the same for these languages).
+pub(crate) static ECMA_RULES_V3: EcmaRules = EcmaRules { structural_parens: true, formatter_parens: false };
+pub(crate) static ECMA_RULES_V1: EcmaRules = EcmaRules { structural_parens: false, formatter_parens: false };
 
 impl TokenRules for EcmaRules {
+    fn phantom_string(&self, quoted: &str) -> Option<String> {
+        // as `rule` prints a string that is no property key
+        let inner = quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or("");
+        Some(format!("\u{2}{}", unescape(inner)))
+    }
+
+    fn phantom_skips(&self, token: &str) -> bool {
+        token == ";"
+    }
+
     fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
         let kind = node.kind();
         if is_comment(node) {
@@ -502,6 +525,12 @@ impl TokenRules for EcmaRules {
                 }
             }
             "number" => NodeRule::Emit(normalise_number(src.get(node.byte_range()).unwrap_or(""))),
+            // prettier sorts a regular expression's flags (`/~/ig` → `/~/gi`; scheme 4)
+            "regex_flags" if self.formatter_parens => {
+                let mut flags: Vec<char> = src.get(node.byte_range()).unwrap_or("").chars().collect();
+                flags.sort_unstable();
+                NodeRule::Emit(flags.into_iter().collect())
+            }
             "jsx_text" => {
                 let t = collapse_ws(src.get(node.byte_range()).unwrap_or(""));
                 if t.is_empty() {
@@ -526,8 +555,8 @@ impl TokenRules for EcmaRules {
                 }
                 NodeRule::Descend
             }
-            "parenthesized_expression" if parens_redundant(node, at, self.structural_parens) => NodeRule::DropDelimiters,
-            "parenthesized_type" if self.structural_parens && type_parens_redundant(node, at) => NodeRule::DropDelimiters,
+            "parenthesized_expression" if parens_redundant(node, at, self.structural_parens, self.formatter_parens) => NodeRule::DropDelimiters,
+            "parenthesized_type" if self.structural_parens && type_parens_redundant(node, at, self.formatter_parens) => NodeRule::DropDelimiters,
             _ => NodeRule::Descend,
         }
     }
@@ -583,7 +612,7 @@ fn binary_op(node: Node) -> Option<&'static str> {
 /// Parentheses a formatter may add or remove without changing meaning. The parent is
 /// asked for a field only when its kind has a bounded number of children (a call, an
 /// assignment, a binary expression), never per child of an argument list or array.
-fn parens_redundant(node: Node, at: &At, structural: bool) -> bool {
+fn parens_redundant(node: Node, at: &At, structural: bool, formatter: bool) -> bool {
     let inner = named_children(node);
     let [inner] = inner.as_slice() else { return false };
     let inner = *inner;
@@ -596,7 +625,11 @@ fn parens_redundant(node: Node, at: &At, structural: bool) -> bool {
     if inner.kind() == "sequence_expression" && !matches!(parent_kind, "expression_statement" | "parenthesized_expression") {
         return false;
     }
-    if matches!(
+    // `if ((a && b) || c)` written `if (\n  (a && b || c)\n)`: the inner pair is the
+    // redundant one, dropped below for its parent; the outer one stays as its own context
+    // says (scheme 4; before, the outer pair went too, so both did).
+    let nested = formatter && inner.kind() == "parenthesized_expression";
+    if !nested && matches!(
         inner.kind(),
         "identifier"
             | "member_expression"
@@ -629,12 +662,31 @@ fn parens_redundant(node: Node, at: &At, structural: bool) -> bool {
         "return_statement" | "variable_declarator" | "jsx_expression" | "arguments" | "array" | "expression_statement"
         | "parenthesized_expression" | "spread_element" | "pair" => true,
         "arrow_function" => true,
+        // `yield* (x as T)`: a yield's operand is a whole assignment expression
+        // (print scheme 4).
+        "yield_expression" => formatter,
+        // Print scheme 4: `(function () {}) as any`, `(function* () {}).constructor`
+        // where no statement starts with them (there `function` would begin a
+        // declaration).
+        "as_expression" | "satisfies_expression" | "member_expression"
+            if formatter && matches!(inner.kind(), "function_expression" | "generator_function" | "class") =>
+        {
+            (at.parent_kind() != "member_expression" || is_field(parent, "object", node)) && !starts_a_statement(node, at)
+        }
+        // Print scheme 4: `for (const o of (xs as T))`; `(a = 1, b)` in a sequence.
+        "for_in_statement" => formatter && is_field(parent, "right", node),
+        "sequence_expression" => formatter && inner.kind() == "assignment_expression",
         // `throw (a ?? b)`: prettier wraps a broken throw argument as it does a return's
         // (print scheme 2; scheme 1 hashed them).
         "throw_statement" => structural,
         "assignment_expression" | "augmented_assignment_expression" => parent
             .and_then(|p| p.child_by_field_name("right"))
             .is_some_and(|r| r.id() == node.id()),
+        // Print scheme 4: a cast binds as a relational operator does, tighter than
+        // equality and every logical operator (`a ?? (b as T)`, as prettier writes it).
+        "binary_expression" if formatter && matches!(inner.kind(), "as_expression" | "satisfies_expression") => {
+            parent.and_then(binary_op).is_some_and(|pop| precedence(pop) > 0 && precedence(pop) < precedence("<"))
+        }
         "binary_expression" => {
             let (Some(pop), Some(iop)) = (parent.and_then(binary_op), binary_op(inner)) else {
                 return false;
@@ -650,12 +702,35 @@ fn parens_redundant(node: Node, at: &At, structural: bool) -> bool {
         // A nested conditional as the consequence or the alternative: `a ? (b ? c : d) : e`
         // is `a ? b ? c : d : e` (prettier adds or drops these with the line width); as
         // the condition it is not.
+        // Print scheme 4: `c ? (() => a) : (b as T)` is `c ? () => a : b as T` — a cast
+        // binds tighter than `?` and `:` anywhere, an arrow only outside the condition
+        // (`(() => a) ? b : c` is no arrow returning a conditional).
         "ternary_expression" => {
             matches!(inner.kind(), "binary_expression" | "unary_expression" | "await_expression")
                 || (structural && inner.kind() == "ternary_expression" && !is_field(parent, "condition", node))
+                || (formatter && matches!(inner.kind(), "as_expression" | "satisfies_expression"))
+                || (formatter
+                    && matches!(inner.kind(), "arrow_function" | "yield_expression")
+                    && !is_field(parent, "condition", node))
         }
         _ => false,
     }
+}
+
+/// Whether `node` is where an expression statement or an `export default` begins (its
+/// ancestors start at its first byte, up to the statement); undecided after 16 levels,
+/// which counts as yes.
+fn starts_a_statement(node: Node, at: &At) -> bool {
+    for n in 1..=16 {
+        let Some(a) = at.ancestor(n) else { return false };
+        if a.node.start_byte() != node.start_byte() && !matches!(a.node.kind(), "expression_statement" | "export_statement") {
+            return false;
+        }
+        if matches!(a.node.kind(), "expression_statement" | "export_statement") {
+            return a.node.kind() == "expression_statement" || a.node.child_by_field_name("value").is_some_and(|v| v.start_byte() == node.start_byte());
+        }
+    }
+    true
 }
 
 /// `node` is the `field` child of `parent`.
@@ -667,7 +742,7 @@ fn is_field(parent: Option<Node>, field: &str, node: Node) -> bool {
 /// (`(A)[]` is `A[]`), in a position that takes a whole type (an annotation, an alias's
 /// value, a type argument), and around a conditional type's branches (`R extends E ?
 /// (R extends U ? R : never) : R`). `(A | B)[]` and `A | B[]` still differ.
-fn type_parens_redundant(node: Node, at: &At) -> bool {
+fn type_parens_redundant(node: Node, at: &At, formatter: bool) -> bool {
     let inner = named_children(node);
     let [inner] = inner.as_slice() else { return false };
     if matches!(
@@ -690,7 +765,21 @@ fn type_parens_redundant(node: Node, at: &At) -> bool {
     let parent = at.parent_node();
     match at.parent_kind() {
         "type_annotation" | "type_alias_declaration" | "type_arguments" | "parenthesized_type" => true,
-        "conditional_type" => is_field(parent, "consequence", node) || is_field(parent, "alternative", node),
+        "conditional_type" => {
+            is_field(parent, "consequence", node)
+                || is_field(parent, "alternative", node)
+                // `A extends (X | Y) ? …`, `A extends ((…a: any) => infer R) ? …` (print
+                // scheme 4: a function type there ends before the `?`); a conditional type
+                // there would swallow it
+                || (formatter && is_field(parent, "right", node) && inner.kind() != "conditional_type")
+        }
+        // Print scheme 4: a tuple's element and a type parameter's constraint take a whole
+        // type (`[(A | B), S]`, `Id extends (keyof S)`); `keyof T` binds tighter than `&`
+        // and `|` (`(keyof A) & (keyof B)`).
+        "tuple_type" | "constraint" => formatter,
+        "intersection_type" => formatter && inner.kind() == "index_type_query",
+        // `&` binds tighter than `|`: `(A & B) | undefined` (prettier adds these).
+        "union_type" => formatter && matches!(inner.kind(), "index_type_query" | "intersection_type"),
         _ => false,
     }
 }
