@@ -52,9 +52,10 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// like a modifier (`final = …`) and `consume`/`copy` before a block's `{`
 /// (swift-async-algorithms), TypeScript inline import types with a suffix
 /// (`import('x').Y[]`, modelcontextprotocol/typescript-sdk), curried generic arrows after
-/// `=>`, `let as` and tagged-template type arguments (Effect), print scheme 4.
+/// `=>`, `let as` and tagged-template type arguments (Effect), print scheme 4;
+/// 17: `dual<<K>(…) => …>` as prettier joins it (Effect).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 16;
+pub const SCHEME_VERSION: u32 = 17;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

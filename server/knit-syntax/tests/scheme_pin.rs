@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 16;
-const PINNED_DIGEST: &str = "ce86de44b2373814";
+const PINNED_VERSION: u32 = 17;
+const PINNED_DIGEST: &str = "ba2e397128f9145e";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

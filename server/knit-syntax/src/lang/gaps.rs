@@ -383,6 +383,52 @@ fn type_arguments_start(b: &[u8], close: usize) -> Option<usize> {
     None
 }
 
+/// A call's type arguments that start with a generic function type, written without a
+/// blank: `dual<<K>(key: K) => …, <K>(self: S, key: K) => …>(2, f)`, as prettier joins
+/// Effect's `dual<` / `<K>(key: K) => …` on a long line. tree-sitter-typescript lexes `<<`
+/// as a shift there (in a type annotation it reads `Array<<T>(a: T) => T>`). The inner
+/// type parameter list (`<K>`) is excised and hashed where it stands, so the tokens are
+/// those of the broken layout, which the grammar reads. Each `<<` looks ahead at most
+/// 1 KiB for the list's `>`.
+pub(crate) fn typescript_joined_generic_type_arguments(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut from = 0;
+    while let Some(p) = find(&b[from..], b"<<") {
+        let at = from + p;
+        from = at + 2;
+        let inner = at + 1;
+        if at == 0 || !is_word_byte(b[at - 1]) || !b.get(inner + 1).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'$') {
+            continue;
+        }
+        let limit = (inner + 1024).min(b.len());
+        let mut depth = 0usize;
+        let mut k = inner;
+        let mut close = None;
+        while k < limit {
+            match b[k] {
+                b'<' | b'(' | b'[' | b'{' => depth += 1,
+                b'>' if k > 0 && b[k - 1] == b'=' => {}
+                b'>' | b')' | b']' | b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        close = (b[k] == b'>').then_some(k);
+                        break;
+                    }
+                }
+                b';' | b'\n' | b'"' | b'\'' | b'`' => break,
+                _ => {}
+            }
+            k += 1;
+        }
+        if let Some(close) = close {
+            if b.get(skip_blanks(b, close + 1)) == Some(&b'(') {
+                out.push(Repair::Excise { start: inner, end: close + 1 });
+                from = close + 1;
+            }
+        }
+    }
+}
+
 /// A bare `&` in a JSX attribute string (`href="/?a=1&b=2"`): tree-sitter-typescript's
 /// TSX grammar reads `&` there as the start of a character reference and fails without
 /// its `;`. Browsers and TypeScript take it literally. The `&` becomes `+` in the
@@ -1745,6 +1791,13 @@ mod tests {
     }
 
     #[test]
+    fn joined_generic_type_arguments() {
+        let src = "const f = dual<<K>(key: K) => (s: S<K>) => K, <K>(s: S<K>, key: K) => K>(2, g)\nconst x = a<<b\nlet t: Array<<T>(a: T) => T> = []\nconst y = m<<K extends string, V = Map<K, V>>(k: K) => V>(h)\n";
+        // (in the annotation the grammar reads it; hiding it there hashes the same tokens)
+        assert_eq!(cuts(typescript_joined_generic_type_arguments, src), ["cut \"<K>\"", "cut \"<T>\"", "cut \"<K extends string, V = Map<K, V>>\""]);
+    }
+
+    #[test]
     fn tagged_template_type_arguments() {
         let src = "yield* sql<{ id: Uint8Array; at: number }>`SELECT ${x}`\nconst r = sql<Row[]>`s`\nconst q = sql<Row>`s`\nconst f = (a: A) => b<A>`t`\nlet v = a < b ? c : d > `e`\nconst g = db.sql<{ f: (a: A) => B }>`x`\n";
         assert_eq!(cuts(typescript_tagged_template_type_arguments, src), ["cut \"<{ id: Uint8Array; at: number }>\"", "cut \"<Row[]>\"", "cut \"<{ f: (a: A) => B }>\""]);
@@ -2193,8 +2246,9 @@ mod tests {
             "\"/*\"*/".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 34] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 35] = [
             swift_condition_calls,
+            typescript_joined_generic_type_arguments,
             typescript_tagged_template_type_arguments,
             typescript_let_as,
             swift_modifier_named_locals,

@@ -58,6 +58,7 @@ fn repairs(root: Node<'_>, src: &str, tsx: bool) -> Vec<Repair> {
     gaps::typescript_inline_import_types(src, &mut out);
     gaps::typescript_let_as(src, &mut out);
     gaps::typescript_tagged_template_type_arguments(src, &mut out);
+    gaps::typescript_joined_generic_type_arguments(src, &mut out);
     let mut template_types = Vec::new();
     super::walk_errors(root, |n, _| {
         if n.kind() == "template_literal_type" {
