@@ -287,7 +287,7 @@ impl Phantoms<'_> {
                 }
                 let mut end = i + c.len_utf8();
                 if c == '\'' || c == '"' {
-                    if let Some(close) = closing_quote(text, i) {
+                    if let Some(close) = closing_quote(text.as_bytes(), i) {
                         if let Some(token) = rules.phantom_string(&text[i..=close]) {
                             while chars.peek().is_some_and(|&(j, _)| j <= close) {
                                 chars.next();
@@ -325,9 +325,9 @@ impl Phantoms<'_> {
 }
 
 /// Where the string literal opened by the quote at `open` closes (the same quote, not
-/// escaped, on the same line), within `text`.
-fn closing_quote(text: &str, open: usize) -> Option<usize> {
-    let b = text.as_bytes();
+/// escaped, on the same line), within `b`. Also the grammar-gap finders' reading of a
+/// C-family string.
+pub(crate) fn closing_quote(b: &[u8], open: usize) -> Option<usize> {
     let quote = b[open];
     let mut k = open + 1;
     while k < b.len() && b[k] != b'\n' {

@@ -308,15 +308,10 @@ pub(crate) fn typescript_line_initial_signature(src: &str, out: &mut Vec<Repair>
 /// original text.
 pub(crate) fn typescript_let_as(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for at in word_at(b, b"let") {
-        let name = skip_blanks(b, at + 3);
-        if name > at + 3 && b[name..].starts_with(b"as") && b.get(name + 2).is_none_or(|&c| !is_word_byte(c)) {
-            let next = skip_blanks(b, name + 2);
-            if matches!(b.get(next), Some(b'=' | b':' | b';' | b',')) {
-                out.push(Repair::Overwrite { at: name, byte: b'A' });
-            }
-        }
-    }
+    let after_let = |at: usize| {
+        prev_non_space(b, at).is_some_and(|(p, _)| p < at - 1 && p >= 2 && &b[p - 2..=p] == b"let" && (p < 3 || !is_word_byte(b[p - 3])))
+    };
+    capitalise_where(b, b"as", |at| after_let(at) && matches!(b.get(skip_blanks(b, at + 2)), Some(b'=' | b':' | b';' | b',')), out);
 }
 
 /// A tagged template whose type arguments start with an object type or hold an array
@@ -1615,9 +1610,11 @@ fn ts_skip_non_code(b: &[u8], i: usize) -> Option<usize> {
     match b[i] {
         b'/' if b.get(i + 1) == Some(&b'/') => Some(b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |q| i + q)),
         b'/' if b.get(i + 1) == Some(&b'*') => Some(find(&b[i + 2..], b"*/").map_or(b.len(), |q| i + 2 + q + 2)),
-        quote @ (b'\'' | b'"' | b'`') => {
+        // an unclosed string ends with its line
+        b'\'' | b'"' => Some(crate::tokens::closing_quote(b, i).map_or_else(|| b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |q| i + q), |close| close + 1)),
+        b'`' => {
             let mut k = i + 1;
-            while k < b.len() && b[k] != quote && (quote == b'`' || b[k] != b'\n') {
+            while k < b.len() && b[k] != b'`' {
                 k += if b[k] == b'\\' { 2 } else { 1 };
             }
             Some((k + 1).min(b.len()))
@@ -1718,7 +1715,7 @@ fn swift_opens_type_body(b: &[u8], start: usize, end: usize) -> bool {
 /// comments skipped), each `{` judged by the words since the last `{`, `}` or `;`.
 pub(crate) fn swift_member_diagnostics(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    if word_at(b, b"error").is_empty() && word_at(b, b"warning").is_empty() {
+    if find(b, b"#error").is_none() && find(b, b"#warning").is_none() {
         return;
     }
     let mut in_type: Vec<bool> = Vec::new();

@@ -1059,26 +1059,31 @@ mod tests {
         assert_eq!(hashed, expected);
     }
 
+    /// `gap` (one TypeScript declaration) needs a repair, and read with it prints as
+    /// `layout`, the same code laid out otherwise, prints; returns the gap's print.
+    fn repaired_prints_as(gap: &str, layout: &str) -> crate::Fingerprint {
+        assert!(parse_unrepaired(Lang::TypeScript, gap).has_error, "the grammar reads this now; drop its repair?\n{gap}");
+        let (a, b) = (parse(Lang::TypeScript, gap, None).0, parse(Lang::TypeScript, layout, None).0);
+        assert!(!a.has_error && !b.has_error, "{a:#?}\n{b:#?}");
+        assert_eq!(a.declarations[0].fingerprint, b.declarations[0].fingerprint, "{gap}");
+        a.declarations[0].fingerprint
+    }
+
     #[test]
     fn tagged_template_type_arguments_are_read_and_their_layout_is_no_change() {
         let one_line = "export function ids() {\n  return sql<{ id: Uint8Array; at: number }>`SELECT id`\n}\n";
         let broken = "export function ids() {\n  return sql<{\n    id: Uint8Array;\n    at: number;\n  }>`SELECT id`\n}\n";
-        assert!(parse_unrepaired(Lang::TypeScript, one_line).has_error, "the grammar reads this now; drop its repair?");
-        let (a, b) = (parse(Lang::TypeScript, one_line, None).0, parse(Lang::TypeScript, broken, None).0);
-        assert!(!a.has_error && !b.has_error, "{a:#?}");
-        assert_eq!(a.declarations[0].fingerprint, b.declarations[0].fingerprint);
+        let print = repaired_prints_as(one_line, broken);
         let other = parse(Lang::TypeScript, &one_line.replace("at: number", "at: string"), None).0;
-        assert_ne!(a.declarations[0].fingerprint, other.declarations[0].fingerprint);
+        assert_ne!(print, other.declarations[0].fingerprint);
     }
 
     #[test]
     fn joined_generic_type_arguments_hash_as_the_broken_layout() {
-        let joined = "export const f = dual<<K>(key: K) => (s: S<K>) => K, <K>(s: S<K>, key: K) => K>(2, g)\n";
+        // the broken layout is what the grammar reads without a repair
         let broken = "export const f = dual<\n  <K>(key: K) => (s: S<K>) => K,\n  <K>(s: S<K>, key: K) => K\n>(2, g)\n";
-        assert!(parse_unrepaired(Lang::TypeScript, joined).has_error, "the grammar reads this now; drop its repair?");
-        let (a, b) = (parse(Lang::TypeScript, joined, None).0, parse(Lang::TypeScript, broken, None).0);
-        assert!(!a.has_error && !parse_unrepaired(Lang::TypeScript, broken).has_error, "{a:#?}");
-        assert_eq!(a.declarations[0].fingerprint, b.declarations[0].fingerprint);
+        assert!(!parse_unrepaired(Lang::TypeScript, broken).has_error);
+        repaired_prints_as("export const f = dual<<K>(key: K) => (s: S<K>) => K, <K>(s: S<K>, key: K) => K>(2, g)\n", broken);
     }
 
     #[test]

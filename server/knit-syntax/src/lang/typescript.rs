@@ -724,11 +724,11 @@ fn parens_redundant(node: Node, at: &At, structural: bool, formatter: bool) -> b
 fn starts_a_statement(node: Node, at: &At) -> bool {
     for n in 1..=16 {
         let Some(a) = at.ancestor(n) else { return false };
-        if a.node.start_byte() != node.start_byte() && !matches!(a.node.kind(), "expression_statement" | "export_statement") {
-            return false;
-        }
-        if matches!(a.node.kind(), "expression_statement" | "export_statement") {
-            return a.node.kind() == "expression_statement" || a.node.child_by_field_name("value").is_some_and(|v| v.start_byte() == node.start_byte());
+        match a.node.kind() {
+            "expression_statement" => return true,
+            "export_statement" => return a.node.child_by_field_name("value").is_some_and(|v| v.start_byte() == node.start_byte()),
+            _ if a.node.start_byte() != node.start_byte() => return false,
+            _ => {}
         }
     }
     true
