@@ -192,6 +192,33 @@ export function g() {{ return 1; }}
 }
 
 #[test]
+fn error_recovery_that_slows_with_every_token_stops_at_the_parse_time_cap() {
+    // 120 KB of `}` lines after `func f() {`: tree-sitter-swift's error recovery costs
+    // more per operation the longer it runs, so the parse stays under the work budget
+    // (0.02 reports per byte) yet took 90 s. It used to eat the whole 30 s budget of every
+    // check, which then stopped incomplete; now the parse stops at its time cap (a few
+    // seconds for this size), the anchor into the file is `unchecked` (`too_costly`, from
+    // the cache the second time), and the check completes.
+    let ws = Ws::new();
+    ws.write("src/Braces.swift", format!("func f() {{\n{}func g() -> Int {{ return 1 }}\n", "}\n".repeat(60_000)));
+    ws.write("src/Plain.swift", "func h(x: Int) -> Int {\n    return x * 2 + 1\n}\n");
+    ws.write("docs/d.md", "# D\n\n[g](../src/Braces.swift#g()) and [h](../src/Plain.swift#h(x:))\n");
+    let cache = tempfile::tempdir().unwrap();
+    let (status, _) = knit_watched(ws.path(), cache.path(), &["anchors", "record"]);
+    assert_normal_exit(status, "knit anchors record");
+    for _ in 0..2 {
+        let report = check_json(&ws, cache.path());
+        assert_eq!(report["complete"], true, "{report:#}");
+        let anchors = report["anchors"].as_array().unwrap();
+        let g = anchors.iter().find(|a| a["target"]["path"] == "src/Braces.swift").unwrap();
+        assert_eq!(g["state"], "unchecked", "{g:#}");
+        assert_eq!(g["detail"]["reason"], "too_costly", "{g:#}");
+        let h = anchors.iter().find(|a| a["target"]["path"] == "src/Plain.swift").unwrap();
+        assert_eq!(h["state"], "fresh", "{h:#}");
+    }
+}
+
+#[test]
 fn a_megabyte_of_tiny_declarations_stops_at_the_declaration_budget() {
     // 160 000 `let a;` took the check past 200 MB while their declarations were
     // collected: a file yields at most one declaration per 16 bytes (plus slack), and a

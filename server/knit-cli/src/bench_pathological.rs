@@ -99,7 +99,7 @@ const LANGUAGES: &[Language] = &[
     Language { key: "kotlin", path: "src/Case.kt", shallow: "\nfun shallow(): Int { return 1 }\n", fragment: "shallow()" },
 ];
 
-const KINDS: &[&str] = &["nest", "parens", "line", "tiny", "dense", "declarators", "prefix"];
+const KINDS: &[&str] = &["nest", "parens", "line", "tiny", "dense", "declarators", "prefix", "recovery"];
 
 /// `open` n times, `middle`, `close` n times, with n chosen to fill `bytes`.
 fn nest(open: &str, middle: &str, close: &str, bytes: usize) -> String {
@@ -171,6 +171,13 @@ fn generate(lang: &str, kind: &str, bytes: usize) -> Option<String> {
             let members = many(b.saturating_sub(41 * open.len()), |i| format!("const a{i} = 1;"));
             format!("{}{members}{}", open.repeat(40), "}".repeat(40))
         }
+        // Error recovery that costs more per parser operation the longer it runs (under
+        // 0.03 reports per byte, so the work budget lets it through): 120 KB of the Swift
+        // case took 90 s before the parse's time cap.
+        ("swift", "recovery") => format!("func f() {{\n{}", "}\n".repeat(b / 2)),
+        ("python", "recovery") => "// x x x x\n}\n".repeat(b / 13),
+        ("kotlin", "recovery") => "=>\n".repeat(b / 3),
+        ("typescript" | "tsx" | "javascript" | "rust" | "go", "recovery") => "func f() {\n}\n}\n".repeat(b / 15),
         _ => return None,
     })
 }

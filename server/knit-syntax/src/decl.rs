@@ -116,8 +116,9 @@ pub struct FileSyntax {
     /// and says nothing about the file. Never cache such a result.
     pub timed_out: bool,
     /// The parse stopped at its work or memory bound for a file of this size (a function
-    /// of the text, so cached like any result): `declarations` is empty and says nothing
-    /// about the file; anchors into it are `unchecked` (reason `too_costly`), never `lost`.
+    /// of the text, so cached like any result), or at its time cap, over ten times what the
+    /// slowest real code needs per byte: `declarations` is empty and says nothing about
+    /// the file; anchors into it are `unchecked` (reason `too_costly`), never `lost`.
     pub over_budget: bool,
     /// Names a declaration of the file is also exported under (`export { Hono as
     /// HonoBase }`): facts about the file, not declarations — the declaration keeps its

@@ -55,7 +55,7 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// `=>`, `let as` and tagged-template type arguments (Effect), print scheme 4;
 /// 17: `dual<<K>(…) => …>` as prettier joins it (Effect).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 17;
+pub const SCHEME_VERSION: u32 = 18;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

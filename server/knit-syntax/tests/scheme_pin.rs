@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 17;
-const PINNED_DIGEST: &str = "ba2e397128f9145e";
+const PINNED_VERSION: u32 = 18;
+const PINNED_DIGEST: &str = "4b600fc92696dcbe";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -593,19 +593,21 @@ pub(crate) fn swift_underscored_ownership(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
-/// Members named `try` or `await` (swift-openapi-generator's `case .try(…)`,
-/// `kind: .await`): Swift reads a keyword after `.` as a member name, tree-sitter-swift
-/// 0.7 reads the keyword. Its first letter is capitalised (`.Try`), an identifier of the
+/// Members named `try`, `await`, `switch` or `if` (swift-openapi-generator's `case
+/// .try(…)`, `kind: .await`, `case .switch(let s)`): Swift reads a keyword after `.` as a
+/// member name, tree-sitter-swift 0.7 reads the keyword. Its first letter is capitalised (`.Try`), an identifier of the
 /// same length; names are read from the original text.
 pub(crate) fn swift_keyword_members(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for word in [&b"try"[..], &b"await"[..]] {
+    for word in [&b"try"[..], b"await", b"switch", b"if"] {
         capitalise_where(b, word, |at| at > 0 && b[at - 1] == b'.' && (at < 2 || b[at - 2] != b'.'), out);
     }
 }
 
-/// Locals named like a modifier — `final`, `weak`, `unowned`, `indirect`, `each`
-/// (swift-async-algorithms: `let final: FinalElement?` … `final = try await read()`): at
+/// Locals named like a modifier — `final`, `weak`, `unowned`, `indirect`, `each`,
+/// `prefix`, `postfix`, `infix`, `optional`, `required`, `package`, `lazy`, `dynamic`,
+/// `isolated`, `open` (swift-async-algorithms: `let final: FinalElement?` … `final = try
+/// await read()`; swift-nio: `prefix = parsePrefix` in a `case`): at
 /// the start of a statement tree-sitter-swift 0.7 reads the word as the modifier of a
 /// declaration that never comes, though it reads the same name anywhere else. Where the
 /// word starts a line and an operator or punctuation follows it on that line (`final =`,
@@ -614,7 +616,23 @@ pub(crate) fn swift_keyword_members(src: &str, out: &mut Vec<Repair>) {
 /// original text.
 pub(crate) fn swift_modifier_named_locals(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for word in [&b"final"[..], b"weak", b"unowned", b"indirect", b"each"] {
+    for word in [
+        &b"final"[..],
+        b"weak",
+        b"unowned",
+        b"indirect",
+        b"each",
+        b"prefix",
+        b"postfix",
+        b"infix",
+        b"optional",
+        b"required",
+        b"package",
+        b"lazy",
+        b"dynamic",
+        b"isolated",
+        b"open",
+    ] {
         capitalise_where(
             b,
             word,
@@ -679,6 +697,87 @@ pub(crate) fn swift_key_path_subscript_dot(src: &str, out: &mut Vec<Repair>) {
                 at: dot,
                 byte: b'_',
             });
+        }
+    }
+}
+
+/// A key path whose component force-unwraps (`\.!`, TCA's `store.id(state: \.!, …)`):
+/// tree-sitter-swift 0.7 reads `\.` followed by a name, not by `!`. The `!` becomes `x`,
+/// a name of the same length the grammar reads as the component (`\.x`); the token
+/// hashed is the original `!`.
+pub(crate) fn swift_key_path_force_unwrap(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b"\\.!") {
+        let bang = i + p + 2;
+        i = bang + 1;
+        // `\.!=` would be an operator after an empty key path, never a component
+        if !b.get(bang + 1).is_some_and(|&c| matches!(c, b'=' | b'!')) {
+            out.push(Repair::Overwrite { at: bang, byte: b'x' });
+        }
+    }
+}
+
+/// An operator function or declaration named by a range operator (`static func ..<(lhs:
+/// inout Self, rhs: inout Self)`, in swift-testing; `prefix operator ...`):
+/// tree-sitter-swift 0.7 lexes `..<` and `...` as its own range tokens, never as an
+/// operator's name. The name becomes `.+.`, a dot operator of the same length the grammar
+/// reads there; the token hashed is the original name.
+pub(crate) fn swift_range_operator_names(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for word in [&b"func"[..], b"operator"] {
+        for at in word_at(b, word) {
+            let name = skip_blanks(b, at + word.len());
+            let range_name = b[name..].starts_with(b"..<") || b[name..].starts_with(b"...");
+            if name > at + word.len() && range_name && !b.get(name + 3).is_some_and(|c| b"./=-+!*%<>&|^~?".contains(c)) {
+                out.push(Repair::Overwrite { at: name + 1, byte: b'+' });
+                out.push(Repair::Overwrite { at: name + 2, byte: b'.' });
+            }
+        }
+    }
+}
+
+/// A closure or block whose whole body is the empty tuple (`group.submit {\n    ()\n}`,
+/// a `catch` that ignores the error, in swift-nio): tree-sitter-swift 0.7 reads a `()`
+/// right after a closure's `{` as the start of its signature and fails at the `}`. The two bytes become `[]`, an expression of the
+/// same length (the same bridge the file-wide empty-tuple repair uses); the tokens hashed
+/// are the original `(` and `)`.
+pub(crate) fn swift_empty_tuple_closure_bodies(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b"()") {
+        let at = i + p;
+        i = at + 2;
+        if b.get(skip_space(b, at + 2)) != Some(&b'}') {
+            continue;
+        }
+        // A comment may stand between (`} catch {\n    // ignore it\n    ()\n}`); the
+        // look-back over comment lines is for a line-initial `()` only, so each line is
+        // read back a bounded number of times and a file of `() }` stays linear.
+        let opens_closure = match prev_non_space(b, at) {
+            Some((_, b'{')) => true,
+            Some(_) if is_line_initial(b, at) => matches!(prev_ts_code(b, at), Some((_, b'{'))),
+            _ => false,
+        };
+        if opens_closure {
+            out.push(Repair::Overwrite { at, byte: b'[' });
+            out.push(Repair::Overwrite { at: at + 1, byte: b']' });
+        }
+    }
+}
+
+/// `@_specialize(where T == Int)` (swift-nio's `ByteBuffer`): tree-sitter-swift 0.7 reads
+/// an attribute's arguments as expressions, and a `where` clause is none. The
+/// parenthesised arguments, on the attribute's line, are excised and hashed where they
+/// stand, inside the declaration the attribute starts; the bare `@_specialize` is read.
+pub(crate) fn swift_specialize_arguments(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b"@_specialize(") {
+        let open = i + p + "@_specialize".len();
+        i = open + 1;
+        if let Some(close) = close_on_line(b, open) {
+            out.push(Repair::Excise { start: open, end: close + 1 });
         }
     }
 }
@@ -1359,21 +1458,23 @@ fn balanced_end(b: &[u8], at: usize, open: u8, close: u8) -> Option<usize> {
     None
 }
 
-/// A blank before a `;` between statements on one line (`tree { 4 ; 5 }`) is a syntax
-/// error in tree-sitter-swift 0.7. The two bytes swap (`4; 5`); the `;` hashes nothing
-/// wherever it stands, and the blank nothing either.
+/// Blanks before a `;` between statements on one line (`tree { 4 ; 5 }`, vapor's
+/// column-aligned `p[n] = tab[i]          ; fallthrough`) are a syntax error in
+/// tree-sitter-swift 0.7. The `;` moves to the first blank of the run and leaves a blank
+/// where it stood (`4; 5`); the `;` hashes nothing wherever it stands, and blanks nothing
+/// either.
 pub(crate) fn swift_blank_before_semicolon(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for i in 1..b.len() {
-        if b[i] == b';'
-            && b[i - 1] == b' '
-            && i >= 2
-            && !matches!(b[i - 2], b' ' | b'\t' | b'\n' | b';' | b'{' | b'(')
-        {
-            out.push(Repair::Overwrite {
-                at: i - 1,
-                byte: b';',
-            });
+        if b[i] != b';' || !matches!(b[i - 1], b' ' | b'\t') {
+            continue;
+        }
+        let mut first = i - 1;
+        while first > 0 && matches!(b[first - 1], b' ' | b'\t') {
+            first -= 1;
+        }
+        if first > 0 && !matches!(b[first - 1], b'\n' | b'\r' | b';' | b'{' | b'(') {
+            out.push(Repair::Overwrite { at: first, byte: b';' });
             out.push(Repair::Overwrite { at: i, byte: b' ' });
         }
     }
@@ -1783,6 +1884,9 @@ mod tests {
         let src = "let final: E?\nfinal = try g()\n  weak?.f()\nfinal class A {}\nfinal @objc func h() {}\nfinal // note\nx = final\n";
         let at = |s: &str| src.find(s).unwrap();
         assert_eq!(cuts(swift_modifier_named_locals, src), [format!("{}:F", at("final = ")), format!("{}:W", at("weak?"))]);
+        let nio = "    prefix = parsePrefix\n    package.targets += t\nprefix func -(x: V) -> V {}\n@objc optional func f()\nlazy var v = 1\n";
+        let at = |s: &str| nio.find(s).unwrap();
+        assert_eq!(cuts(swift_modifier_named_locals, nio), [format!("{}:P", at("prefix =")), format!("{}:P", at("package."))]);
         let src = "switch consume result {\nif let v = copy self.box {\nlet y = consume x\nfor e in consume items {\nx.consume y {\nconsume(x) {\n";
         assert_eq!(cuts(swift_ownership_operators_before_blocks, src), ["cut \"consume \"", "cut \"consume \"", "cut \"copy \""]);
     }
@@ -1982,8 +2086,9 @@ mod tests {
 
     #[test]
     fn swift_keyword_members_key_path_subscripts_and_getter_local_types() {
-        let src = "case .try(x): f(.await)\ntry g()\nawait h()\na...try";
-        assert_eq!(cuts(swift_keyword_members, src), ["6:T", "17:A"]);
+        let src = "case .try(x): f(.await)\ntry g()\nawait h()\na...try\ncase .switch(let s), .if(let c): if x {}";
+        let members: Vec<String> = [".try(", ".await", ".switch(", ".if("].iter().map(|m| format!("{}:{}", src.find(m).unwrap() + 1, m.as_bytes()[1].to_ascii_uppercase() as char)).collect();
+        assert_eq!(cuts(swift_keyword_members, src), members);
         let kp = "let k = \\Values.[key: 1]\nlet v = a.[0]\nlet w = \\A.B.[0]\nf(\\.[i])";
         let dots: Vec<usize> = kp.match_indices(".[").map(|(i, _)| i).collect();
         assert_eq!(
@@ -2136,6 +2241,39 @@ mod tests {
     }
 
     #[test]
+    fn blanks_before_a_semicolon_give_it_their_first_place() {
+        // vapor's Base32 aligns its statements' `;` in a column
+        let src = "case 3: p[4] = t[1]      ; fallthrough\n\t\t;\nx\t ;";
+        let run = src.find("]      ;").unwrap() + 1;
+        let tabbed = src.rfind("x\t ;").unwrap() + 1;
+        assert_eq!(
+            cuts(swift_blank_before_semicolon, src),
+            [format!("{run}:;"), format!("{}: ", run + 6), format!("{tabbed}:;"), format!("{}: ", tabbed + 2)]
+        );
+    }
+
+    #[test]
+    fn empty_tuple_closure_bodies_and_specialize_arguments() {
+        let src = "g.submit {\n    ()\n}.get()\nlet f = { () }\nlet c = { () in 1 }\nh(())\nfunc k() -> () { }\n} catch {\n  // ignored\n  ()\n}";
+        let bodies: Vec<String> = [src.find("()\n}").unwrap(), src.find("() }").unwrap(), src.rfind("()").unwrap()].iter().flat_map(|&at| [format!("{at}:["), format!("{}:]", at + 1)]).collect();
+        assert_eq!(cuts(swift_empty_tuple_closure_bodies, src), bodies);
+        let attr = "@_specialize(where Bytes == CircularBuffer<UInt8>)\nmutating func f() {}\n@_specialize(exported: true,\n  where T == Int)";
+        assert_eq!(cuts(swift_specialize_arguments, attr), ["cut \"(where Bytes == CircularBuffer<UInt8>)\""]);
+    }
+
+    #[test]
+    fn force_unwrapping_key_paths_and_range_operator_names() {
+        let src = "f(state: \\.!, action: \\.self)\nlet k = \\.!.count\nif a \\.!= b {}";
+        let bangs: Vec<String> = src.match_indices("\\.!").map(|(i, _)| format!("{}:x", i + 2)).take(2).collect();
+        assert_eq!(cuts(swift_key_path_force_unwrap, src), bangs);
+        let ops = "static func ..<(lhs: inout Self, rhs: inout Self) -> R {}\nprefix operator ...\nfunc ...(a: A)\nlet r = 0..<n\nfunc f() { for i in 0...n {} }\noperator ..<<";
+        // functions first, then operator declarations
+        let names = [ops.find("..<(").unwrap(), ops.find("...(").unwrap(), ops.find("...\n").unwrap()];
+        let expected: Vec<String> = names.iter().flat_map(|&n| [format!("{}:+", n + 1), format!("{}:.", n + 2)]).collect();
+        assert_eq!(cuts(swift_range_operator_names, ops), expected);
+    }
+
+    #[test]
     fn attribute_only_groups() {
         let src = "/// doc\n#if compiler(>=6.3)\n@inline(always)\n#else\n@inline(__always)\n#endif\n@inlinable\nfunc f() {}\n#if os(X)\n@a\nfunc g() {}\n#endif\n";
         assert_eq!(
@@ -2243,7 +2381,7 @@ mod tests {
             "\"/*\"*/".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 35] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 39] = [
             swift_condition_calls,
             typescript_joined_generic_type_arguments,
             typescript_tagged_template_type_arguments,
@@ -2270,6 +2408,10 @@ mod tests {
             jsx_reserved_attribute_names,
             swift_keyword_members,
             swift_key_path_subscript_dot,
+            swift_key_path_force_unwrap,
+            swift_range_operator_names,
+            swift_empty_tuple_closure_bodies,
+            swift_specialize_arguments,
             swift_modified_local_type_first_in_getter,
             swift_module_selectors,
             swift_function_type_values,

@@ -247,6 +247,23 @@ fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> R {
 const PARSE_REPORTS_PER_BYTE_DIV: usize = 10;
 const PARSE_REPORTS_FLOOR: usize = 1_000;
 
+/// How long one parse may run, whatever the deadline: a floor plus a share per byte of
+/// source. Error recovery in tree-sitter can cost more per operation the longer it goes:
+/// 120 KB of `}` lines after `func f() {` took tree-sitter-swift 90 s in under 0.02
+/// reports per byte, a comment before each `}` did the same in Python, and `=>` or `]`
+/// lines in Kotlin, `func f() {}}` lines in Rust — inputs the work budget lets through,
+/// which ate a check's whole time budget (or, with none, minutes; `knit bench
+/// pathological --only recovery`). The slowest real files measured parse at 0.26–0.44 µs
+/// per byte (swift-nio's `ByteBufferTest.swift`, 196 KB in 51 ms; Effect's `Atom.ts`, 86 KB
+/// in 38 ms), so 5 µs per byte is over ten times that, and the floor keeps
+/// small files far from it. A parse past it stops like one past the work budget
+/// (`over_budget`, anchors `unchecked` as `too_costly`) and is cached with the text like
+/// one: a rerun would cost the same seconds again. It is the one bound that depends on
+/// the machine, so a file within a few times of it could read on a faster one; no real
+/// file comes within ten times.
+const PARSE_MILLIS_FLOOR: u64 = 1_000;
+const PARSE_NANOS_PER_BYTE: u64 = 5_000;
+
 /// How much heap one parse may hold: `PARSE_HEAP_BYTES_PER_SOURCE_BYTE` per byte of
 /// source plus a floor, counted by [`crate::parse_memory`] at every progress report.
 /// Real code holds far less (`knit bench anchors --repo DIR` prints the worst ratio, from
@@ -263,7 +280,8 @@ pub const PARSE_HEAP_FLOOR: usize = 16 << 20;
 enum NoTree {
     /// The deadline passed (depends on the clock: never cached).
     Deadline,
-    /// The work or memory budget ran out (a function of the text).
+    /// The work or memory budget ran out (a function of the text), or the parse ran past
+    /// its time cap ([`PARSE_NANOS_PER_BYTE`]; real code never comes within ten times).
     OverBudget,
 }
 
@@ -284,13 +302,15 @@ fn parse_tree_without(lang: Lang, source: &str, deadline: Option<Instant>, excis
         let heap_budget =
             PARSE_HEAP_FLOOR.saturating_add(source.len().saturating_mul(PARSE_HEAP_BYTES_PER_SOURCE_BYTE)) as isize;
         let heap_start = crate::parse_memory::held();
+        let cap = Instant::now() + std::time::Duration::from_nanos(PARSE_MILLIS_FLOOR * 1_000_000 + (source.len() as u64).saturating_mul(PARSE_NANOS_PER_BYTE));
         let mut reports = 0usize;
         let mut late = false;
         // tree-sitter calls this every 100 parse operations; true cancels.
         let mut cancel = |_: &ParseState| {
             reports += 1;
-            late = deadline.is_some_and(|d| Instant::now() >= d);
-            late || reports > budget || crate::parse_memory::held() - heap_start > heap_budget
+            let now = Instant::now();
+            late = deadline.is_some_and(|d| now >= d);
+            late || now >= cap || reports > budget || crate::parse_memory::held() - heap_start > heap_budget
         };
         let bytes = source.as_bytes();
         let tree = parser.parse_with_options(
@@ -1014,6 +1034,12 @@ mod tests {
             "func s() -> String? {\n#if _runtime(_ObjC)\n  \"objc\"\n#else\n  nil\n#endif\n}\nfunc t(_ s: _const String) {}\n",
             "final class P<V> {\n  #if os(Linux)\n  #error(\"no lock type\")\n  #endif\n  func f() {}\n}\n",
             "func f(x: consuming R) {\n  let final: E?\n  final = g()\n  weak?.h()\n  switch consume x {\n  case .a:\n    break\n  }\n  for e in copy self.items {\n    h(e)\n  }\n}\n",
+            "func f(p: inout [Int], n: Int) {\n  switch n {\n    case 1: p[0] = t[1]          ; fallthrough\n    case 0: return; default: g()\n  }\n}\n",
+            "func r(s: S) -> String {\n  switch s {\n  case .switch(let x): return x\n  case .if(let c): return c\n  }\n}\n",
+            "func k(s: Store) {\n  s.scope(id: s.id(state: \\.!, action: \\.self))\n}\n",
+            "func t() {\n  let prefix: String\n  switch r {\n  case let .success((a, b, c)):\n    g(a, c)\n    prefix = b\n  case .failure:\n    return\n  }\n}\n",
+            "struct B {\n  var v = 0\n  static func ..<(l: B, r: B) -> Range<Int> {\n    l.v..<r.v\n  }\n  func w() {}\n}\n",
+            "struct S {\n  @_specialize(where T == Int)\n  mutating func f<T>(t: T) {}\n  func g(q: Q) {\n    q.submit {\n      ()\n    }.get()\n  }\n}\n",
         ];
         for src in cases {
             assert!(

@@ -85,6 +85,10 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_case_path_prefix_slash(src, &mut out);
     gaps::swift_keyword_members(src, &mut out);
     gaps::swift_key_path_subscript_dot(src, &mut out);
+    gaps::swift_key_path_force_unwrap(src, &mut out);
+    gaps::swift_range_operator_names(src, &mut out);
+    gaps::swift_empty_tuple_closure_bodies(src, &mut out);
+    gaps::swift_specialize_arguments(src, &mut out);
     gaps::swift_modified_local_type_first_in_getter(src, &mut out);
     gaps::swift_module_selectors(src, &mut out);
     gaps::swift_function_type_values(src, &mut out);
