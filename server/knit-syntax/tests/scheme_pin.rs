@@ -10,7 +10,7 @@ use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
 const PINNED_VERSION: u32 = 18;
-const PINNED_DIGEST: &str = "4b600fc92696dcbe";
+const PINNED_DIGEST: &str = "9effc655b1ca9f04";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -1019,6 +1019,28 @@ pub(crate) fn swift_unknown_accessors(src: &str, out: &mut Vec<Repair>) {
             out.push(Repair::Excise { start, end: after });
         }
     }
+    // An attributed known accessor after another accessor's block (`_read { … }` then
+    // `@inline(__always)` / `_modify { … }`, in swift-collections): once the unknown one
+    // is excised the body reads as blocks in a row, where `_modify { … }` is a call with a
+    // trailing closure but an attribute before it is an error. Its attribute lines are
+    // excised (hashed where they stand, inside the same property) wherever the line above
+    // them closes a block; where every accessor is known, hiding them changes nothing.
+    for kw in [&b"_modify"[..], b"get", b"set"] {
+        for at in word_at(b, kw) {
+            if !is_line_initial(b, at) || b.get(skip_blanks(b, at + kw.len())) != Some(&b'{') {
+                continue;
+            }
+            let mut attributes = Vec::new();
+            attributes_above(b, at, &mut attributes);
+            let top = match attributes.first() {
+                Some(Repair::Excise { start, .. }) => *start,
+                _ => continue,
+            };
+            if matches!(prev_non_space(b, top), Some((_, b'}'))) {
+                out.extend(attributes);
+            }
+        }
+    }
     for kw in [&b"borrowing"[..], &b"consuming"[..]] {
         for at in word_at(b, kw) {
             let next = skip_blanks(b, at + kw.len());
@@ -2168,6 +2190,12 @@ mod tests {
                 "cut \"borrowing \""
             ]
         );
+    }
+
+    #[test]
+    fn attributed_accessors_after_another_accessors_block_lose_their_attributes() {
+        let src = "subscript(i: Int) -> E {\n    _read {\n      yield p\n    }\n    @inline(__always)\n    _modify {\n      yield &q\n    }\n}\nvar y: Int {\n  @inline(__always)\n  get { 1 }\n}\n";
+        assert_eq!(cuts(swift_unknown_accessors, src), ["cut \"_read \"", "cut \"@inline(__always)\""]);
     }
 
     #[test]

@@ -1039,6 +1039,7 @@ mod tests {
             "func k(s: Store) {\n  s.scope(id: s.id(state: \\.!, action: \\.self))\n}\n",
             "func t() {\n  let prefix: String\n  switch r {\n  case let .success((a, b, c)):\n    g(a, c)\n    prefix = b\n  case .failure:\n    return\n  }\n}\n",
             "struct B {\n  var v = 0\n  static func ..<(l: B, r: B) -> Range<Int> {\n    l.v..<r.v\n  }\n  func w() {}\n}\n",
+            "struct H {\n  subscript(i: Int) -> Int {\n    _read {\n      yield p(i)\n    }\n    @inline(__always)\n    _modify {\n      yield &q\n    }\n  }\n}\n",
             "struct S {\n  @_specialize(where T == Int)\n  mutating func f<T>(t: T) {}\n  func g(q: Q) {\n    q.submit {\n      ()\n    }.get()\n  }\n}\n",
         ];
         for src in cases {
