@@ -123,6 +123,11 @@ fn anchor<'r>(report: &'r Value, line: u64) -> &'r Value {
     report["anchors"].as_array().unwrap().iter().find(|a| a["line"] == line).unwrap_or_else(|| panic!("no anchor on line {line}: {report}"))
 }
 
+/// The anchor of `report` into the file at `path`.
+fn anchor_into<'r>(report: &'r Value, path: &str) -> &'r Value {
+    report["anchors"].as_array().unwrap().iter().find(|a| a["target"]["path"] == path).unwrap_or_else(|| panic!("no anchor into {path}: {report}"))
+}
+
 #[test]
 fn check_reads_what_it_can_and_reports_the_nest_below_the_cap_as_unchecked() {
     let ws = deep_workspace();
@@ -182,11 +187,10 @@ export function g() {{ return 1; }}
     assert_normal_exit(status, "knit anchors record");
     for _ in 0..2 {
         let report = check_json(&ws, cache.path());
-        let anchors = report["anchors"].as_array().unwrap();
-        let g = anchors.iter().find(|a| a["target"]["path"] == "src/dense.ts").unwrap();
+        let g = anchor_into(&report, "src/dense.ts");
         assert_eq!(g["state"], "unchecked", "{g:#}");
         assert_eq!(g["detail"]["reason"], "too_costly", "{g:#}");
-        let h = anchors.iter().find(|a| a["target"]["path"] == "src/plain.ts").unwrap();
+        let h = anchor_into(&report, "src/plain.ts");
         assert_eq!(h["state"], "fresh", "{h:#}");
     }
 }
@@ -209,11 +213,10 @@ fn error_recovery_that_slows_with_every_token_stops_at_the_parse_time_cap() {
     for _ in 0..2 {
         let report = check_json(&ws, cache.path());
         assert_eq!(report["complete"], true, "{report:#}");
-        let anchors = report["anchors"].as_array().unwrap();
-        let g = anchors.iter().find(|a| a["target"]["path"] == "src/Braces.swift").unwrap();
+        let g = anchor_into(&report, "src/Braces.swift");
         assert_eq!(g["state"], "unchecked", "{g:#}");
         assert_eq!(g["detail"]["reason"], "too_costly", "{g:#}");
-        let h = anchors.iter().find(|a| a["target"]["path"] == "src/Plain.swift").unwrap();
+        let h = anchor_into(&report, "src/Plain.swift");
         assert_eq!(h["state"], "fresh", "{h:#}");
     }
 }

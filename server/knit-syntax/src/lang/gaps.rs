@@ -39,6 +39,20 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// Offsets where `needle` starts in `hay`, left to right, never overlapping.
+fn occurrences<'a>(hay: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let at = i + find(hay.get(i..)?, needle)?;
+        i = at + needle.len();
+        Some(at)
+    })
+}
+
+/// The bytes Swift spells operators with (`..<`, `!=`, `?.`): a range operator's name
+/// followed by one of them is a longer operator, not the range operator.
+const SWIFT_OPERATOR_BYTES: &[u8] = b"./=-+!*%<>&|^~?";
+
 /// Index past the blanks (spaces, tabs) at `i`.
 fn skip_blanks(src: &[u8], mut i: usize) -> usize {
     while src.get(i).is_some_and(|&b| b == b' ' || b == b'\t') {
@@ -595,8 +609,8 @@ pub(crate) fn swift_underscored_ownership(src: &str, out: &mut Vec<Repair>) {
 
 /// Members named `try`, `await`, `switch` or `if` (swift-openapi-generator's `case
 /// .try(…)`, `kind: .await`, `case .switch(let s)`): Swift reads a keyword after `.` as a
-/// member name, tree-sitter-swift 0.7 reads the keyword. Its first letter is capitalised (`.Try`), an identifier of the
-/// same length; names are read from the original text.
+/// member name, tree-sitter-swift 0.7 reads the keyword. Its first letter is capitalised
+/// (`.Try`), an identifier of the same length; names are read from the original text.
 pub(crate) fn swift_keyword_members(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for word in [&b"try"[..], b"await", b"switch", b"if"] {
@@ -676,10 +690,7 @@ pub(crate) fn swift_ownership_operators_before_blocks(src: &str, out: &mut Vec<R
 /// root (`\\.[i]`) it becomes `_`.
 pub(crate) fn swift_key_path_subscript_dot(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    let mut i = 0;
-    while let Some(p) = find(&b[i..], b".[") {
-        let dot = i + p;
-        i = dot + 2;
+    for dot in occurrences(b, b".[") {
         // back over the root type's name (`Values`, `A.B`), at most 256 bytes
         let floor = dot.saturating_sub(256);
         let mut j = dot;
@@ -707,10 +718,7 @@ pub(crate) fn swift_key_path_subscript_dot(src: &str, out: &mut Vec<Repair>) {
 /// hashed is the original `!`.
 pub(crate) fn swift_key_path_force_unwrap(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    let mut i = 0;
-    while let Some(p) = find(&b[i..], b"\\.!") {
-        let bang = i + p + 2;
-        i = bang + 1;
+    for bang in occurrences(b, b"\\.!").map(|at| at + 2) {
         // `\.!=` would be an operator after an empty key path, never a component
         if !b.get(bang + 1).is_some_and(|&c| matches!(c, b'=' | b'!')) {
             out.push(Repair::Overwrite { at: bang, byte: b'x' });
@@ -729,7 +737,7 @@ pub(crate) fn swift_range_operator_names(src: &str, out: &mut Vec<Repair>) {
         for at in word_at(b, word) {
             let name = skip_blanks(b, at + word.len());
             let range_name = b[name..].starts_with(b"..<") || b[name..].starts_with(b"...");
-            if name > at + word.len() && range_name && !b.get(name + 3).is_some_and(|c| b"./=-+!*%<>&|^~?".contains(c)) {
+            if name > at + word.len() && range_name && !b.get(name + 3).is_some_and(|c| SWIFT_OPERATOR_BYTES.contains(c)) {
                 out.push(Repair::Overwrite { at: name + 1, byte: b'+' });
                 out.push(Repair::Overwrite { at: name + 2, byte: b'.' });
             }
@@ -739,15 +747,14 @@ pub(crate) fn swift_range_operator_names(src: &str, out: &mut Vec<Repair>) {
 
 /// A closure or block whose whole body is the empty tuple (`group.submit {\n    ()\n}`,
 /// a `catch` that ignores the error, in swift-nio): tree-sitter-swift 0.7 reads a `()`
-/// right after a closure's `{` as the start of its signature and fails at the `}`. The two bytes become `[]`, an expression of the
-/// same length (the same bridge the file-wide empty-tuple repair uses); the tokens hashed
-/// are the original `(` and `)`.
+/// right after a closure's `{` as the start of its signature and fails at the `}`. The
+/// two bytes become `[]`, an expression of the same length (the bridge the tree-driven
+/// empty-tuple repair in swift.rs uses; that one finds `tuple_expression` nodes, which
+/// these never become: the grammar leaves a closure signature in an error); the tokens
+/// hashed are the original `(` and `)`.
 pub(crate) fn swift_empty_tuple_closure_bodies(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    let mut i = 0;
-    while let Some(p) = find(&b[i..], b"()") {
-        let at = i + p;
-        i = at + 2;
+    for at in occurrences(b, b"()") {
         if b.get(skip_space(b, at + 2)) != Some(&b'}') {
             continue;
         }
@@ -772,10 +779,7 @@ pub(crate) fn swift_empty_tuple_closure_bodies(src: &str, out: &mut Vec<Repair>)
 /// stand, inside the declaration the attribute starts; the bare `@_specialize` is read.
 pub(crate) fn swift_specialize_arguments(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    let mut i = 0;
-    while let Some(p) = find(&b[i..], b"@_specialize(") {
-        let open = i + p + "@_specialize".len();
-        i = open + 1;
+    for open in occurrences(b, b"@_specialize(").map(|at| at + "@_specialize".len()) {
         if let Some(close) = close_on_line(b, open) {
             out.push(Repair::Excise { start: open, end: close + 1 });
         }

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
 /// A supported source language.
@@ -302,7 +302,9 @@ fn parse_tree_without(lang: Lang, source: &str, deadline: Option<Instant>, excis
         let heap_budget =
             PARSE_HEAP_FLOOR.saturating_add(source.len().saturating_mul(PARSE_HEAP_BYTES_PER_SOURCE_BYTE)) as isize;
         let heap_start = crate::parse_memory::held();
-        let cap = Instant::now() + std::time::Duration::from_nanos(PARSE_MILLIS_FLOOR * 1_000_000 + (source.len() as u64).saturating_mul(PARSE_NANOS_PER_BYTE));
+        let cap = Instant::now()
+            + Duration::from_millis(PARSE_MILLIS_FLOOR)
+            + Duration::from_nanos((source.len() as u64).saturating_mul(PARSE_NANOS_PER_BYTE));
         let mut reports = 0usize;
         let mut late = false;
         // tree-sitter calls this every 100 parse operations; true cancels.
