@@ -53,9 +53,14 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// (swift-async-algorithms), TypeScript inline import types with a suffix
 /// (`import('x').Y[]`, modelcontextprotocol/typescript-sdk), curried generic arrows after
 /// `=>`, `let as` and tagged-template type arguments (Effect), print scheme 4;
-/// 17: `dual<<K>(…) => …>` as prettier joins it (Effect).
+/// 17: `dual<<K>(…) => …>` as prettier joins it (Effect);
+/// 18: Swift keyword members, key paths `\\.!`, range-operator functions and the parse time cap;
+/// 19: Kotlin's first repairs (context parameters, multi-dollar strings, `suspend { }`,
+/// constructors annotated after the header, `when` guards, names read as keywords,
+/// annotated setters, one-line bodies: ktor, kotlinx.coroutines, okhttp) and an
+/// error-free repaired tree preferred to one whose recovery invented declarations.
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 18;
+pub const SCHEME_VERSION: u32 = 19;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

@@ -8,7 +8,8 @@
 //! (the upstream tree-sitter-typescript issue #335), Swift's `__owned`/`__shared`
 //! parameter modifiers (swift-collections), and later from repositories no repair had
 //! been made from (elysia, drizzle-orm, TanStack Router, swift-openapi-generator,
-//! swift-dependencies, swift-composable-architecture, swift-testing, lit, mdBook's Rust).
+//! swift-dependencies, swift-composable-architecture, swift-testing, lit, mdBook's Rust;
+//! Kotlin's from ktor, kotlinx.coroutines and okhttp).
 //! Some finders take the regions the
 //! tree marks as errors (JSX text, template literal types) instead of scanning the text.
 //! Scans are linear and bounded by the caller's repair limit.
@@ -291,10 +292,7 @@ pub(crate) fn typescript_template_type_escapes(src: &str, starts: &[usize], out:
 /// previous member explicitly; the blank it covers hashed nothing, so no token changes.
 pub(crate) fn typescript_line_initial_signature(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    let mut line_start = 0;
-    while line_start < b.len() {
-        let line_end = b[line_start..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| line_start + p);
-        let first = skip_blanks(b, line_start);
+    for (line_start, first, line_end) in lines(b) {
         if first > line_start && first < line_end && b[first] == b'<' {
             // Only after a member that did not end itself: the previous code byte is
             // not `{`, `;` or `,` (nor an operator that continues an expression; a
@@ -310,7 +308,6 @@ pub(crate) fn typescript_line_initial_signature(src: &str, out: &mut Vec<Repair>
                 }
             }
         }
-        line_start = line_end + 1;
     }
 }
 
@@ -888,6 +885,21 @@ fn line_bounds(src: &[u8], i: usize) -> (usize, usize) {
         .position(|&c| c == b'\n')
         .map_or(src.len(), |p| i + p);
     (skip_blanks(src, start), end)
+}
+
+/// Every line of `src`: where it starts, its first non-blank byte and where it ends (its
+/// line break or the end of the text).
+fn lines(src: &[u8]) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= src.len() {
+            return None;
+        }
+        let end = src[start..].iter().position(|&c| c == b'\n').map_or(src.len(), |p| start + p);
+        let line = (start, skip_blanks(src, start), end);
+        start = end + 1;
+        Some(line)
+    })
 }
 
 /// Whether only blanks stand between the line's start and `i` (walks back over blanks
@@ -1884,6 +1896,357 @@ pub(crate) fn swift_member_diagnostics(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// The first non-blank byte of the line holding `i`, when that line starts at most `limit`
+/// bytes before `i` (a finder that looks back along a line for every occurrence of a word
+/// stays linear on one long line of them).
+fn line_start_near(src: &[u8], i: usize, limit: usize) -> Option<usize> {
+    let from = i.saturating_sub(limit);
+    let start = match src[from..i].iter().rposition(|&c| c == b'\n') {
+        Some(p) => from + p + 1,
+        None if from == 0 => 0,
+        None => return None,
+    };
+    Some(skip_blanks(src, start))
+}
+
+/// Words that begin a Kotlin declaration or its modifiers (what a `context(…)` clause or
+/// an annotation line may stand before).
+const KOTLIN_DECLARATION_WORDS: &[&[u8]] = &[
+    b"fun", b"val", b"var", b"class", b"interface", b"object", b"typealias", b"constructor", b"override", b"public",
+    b"private", b"internal", b"protected", b"open", b"abstract", b"final", b"sealed", b"data", b"value", b"inline",
+    b"suspend", b"operator", b"infix", b"tailrec", b"external", b"const", b"lateinit", b"actual", b"expect", b"enum",
+    b"annotation", b"companion", b"context",
+];
+
+/// Whether a Kotlin declaration (or its annotations) starts at `i`.
+fn kotlin_declaration_at(src: &[u8], i: usize) -> bool {
+    src.get(i) == Some(&b'@') || KOTLIN_DECLARATION_WORDS.iter().any(|w| line_begins_with(src, i, w))
+}
+
+/// Kotlin's context parameters and context receivers, `context(scope: CoroutineScope)`
+/// or `context(Raise<E>)` on the line before a declaration (ktor's compiler plugin and
+/// build logic, Kotlin 2.2): tree-sitter-kotlin-ng 1.1 knows neither, so a member's
+/// clause is an error and a top-level one reads as a call. The clause, parentheses
+/// included, is excised up to the declaration; its tokens are hashed where they stand
+/// (before the declaration, so not in its print, as the unrepaired top-level call was
+/// not either).
+pub(crate) fn kotlin_context_parameters(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"context") {
+        let open = skip_blanks(b, at + b"context".len());
+        if !is_line_initial(b, at) || b.get(open) != Some(&b'(') {
+            continue;
+        }
+        let Some(close) = balanced_end(b, open, b'(', b')') else { continue };
+        let next = skip_space(b, close + 1);
+        if kotlin_declaration_at(b, next) {
+            out.push(Repair::Excise { start: at, end: next });
+        }
+    }
+}
+
+/// Kotlin's multi-dollar strings, `$$"$ref"` and `$$"""{ "id": "$${x}" }"""` (Kotlin
+/// 2.2, ktor's OpenAPI schema and YAML tests): after a run of n dollars, fewer than n
+/// dollars are text. tree-sitter-kotlin-ng 1.1 reads neither the prefix nor that rule.
+/// The prefix is excised and every `$` of the string's body becomes `_`, so the grammar
+/// reads the body as text; the string's token is read from the original text, dollars
+/// and interpolations included (so a formatter's spaces inside such an interpolation
+/// would change the print: none was seen). A `$$"` counts only after a byte that can
+/// precede an expression, never inside another string (`"cost: $$"`).
+pub(crate) fn kotlin_multi_dollar_strings(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b"$$") {
+        let start = i + p;
+        let mut q = start;
+        while b.get(q) == Some(&b'$') {
+            q += 1;
+        }
+        i = q;
+        let opens_expression = prev_non_space(b, start).is_none_or(|(_, c)| b"=(,[{:+>".contains(&c)) || is_line_initial(b, start);
+        if b.get(q) != Some(&b'"') || !opens_expression {
+            continue;
+        }
+        let raw = b[q..].starts_with(b"\"\"\"");
+        let body_start = q + if raw { 3 } else { 1 };
+        let body_end = if raw {
+            let Some(close) = find(&b[body_start..], b"\"\"\"") else { continue };
+            // `""""` closes with its last three quotes: the ones before are text
+            let mut end = body_start + close + 3;
+            while b.get(end) == Some(&b'"') {
+                end += 1;
+            }
+            end - 3
+        } else {
+            let mut k = body_start;
+            while k < b.len() && !matches!(b[k], b'"' | b'\n') {
+                k += if b[k] == b'\\' { 2 } else { 1 };
+            }
+            if b.get(k) != Some(&b'"') {
+                continue;
+            }
+            k
+        };
+        out.push(Repair::Excise { start, end: q });
+        for k in body_start..body_end {
+            if b[k] == b'$' && b[k - 1] != b'\\' {
+                out.push(Repair::Overwrite { at: k, byte: b'_' });
+            }
+        }
+        i = body_end;
+    }
+}
+
+/// `suspend { … }`, the standard library's function that makes a suspending lambda
+/// (kotlinx.coroutines' tests): tree-sitter-kotlin-ng 1.1 reads `suspend` only as a
+/// modifier. Before a `{` it is a call: its first letter becomes a capital.
+pub(crate) fn kotlin_suspend_lambdas(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    capitalise_where(b, b"suspend", |at| b.get(skip_blanks(b, at + b"suspend".len())) == Some(&b'{'), out);
+}
+
+/// A primary constructor on the line after its class header with more than one
+/// annotation or modifier before it (`@PublishedApi internal constructor(…)`,
+/// `actual constructor(…)`, an annotation line then `internal constructor(…)`: ktor,
+/// kotlinx.coroutines' `ChannelResult`): tree-sitter-kotlin-ng 1.1 reads a lone
+/// annotation or one visibility modifier there, nothing more. The annotations and
+/// modifiers, from the first line after the header, are excised; their tokens are
+/// hashed where they stand, inside the class.
+pub(crate) fn kotlin_constructor_modifiers_after_the_header(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"constructor") {
+        let Some(mut first) = line_start_near(b, at, 256) else { continue };
+        if first == at || b.get(skip_blanks(b, at + b"constructor".len())) != Some(&b'(') {
+            continue;
+        }
+        // Only annotations and modifier words before it on its line.
+        if !b[first..at].iter().all(|&c| is_word_byte(c) || matches!(c, b'@' | b' ' | b'\t' | b'.')) {
+            continue;
+        }
+        // Annotation lines above it, up to the header's last line.
+        let header = loop {
+            let Some((p, _)) = prev_non_space(b, first) else { break None };
+            let Some(line) = line_start_near(b, p, 256) else { break None };
+            if b[line] == b'@' {
+                first = line;
+                continue;
+            }
+            break Some((line, p));
+        };
+        let Some((_, last)) = header else { continue };
+        // The header may run over several lines (type parameters one per line): the word
+        // `class` within 2 KiB before, with no brace or `;` between.
+        let from = last.saturating_sub(2048);
+        let since = b[from..=last].iter().rposition(|&c| matches!(c, b'{' | b'}' | b';')).map_or(from, |p| from + p + 1);
+        let is_header = !word_at(&b[since..=last], b"class").is_empty() && !matches!(b[last], b'{' | b'}' | b';' | b'(' | b',');
+        if is_header {
+            out.push(Repair::Excise { start: first, end: at });
+        }
+    }
+}
+
+/// Guard conditions in `when` branches, `is String if x.isEmpty() -> …` (Kotlin 2.2,
+/// ktor): the `if` and its condition, up to the branch's `->` on the same line, are
+/// excised; their tokens are hashed where they stand.
+pub(crate) fn kotlin_when_guards(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"if") {
+        let Some(first) = line_start_near(b, at, 256) else { continue };
+        // the branch's arrow, within the line and 512 bytes
+        let stop = (at + 512).min(b.len());
+        let end = b[at..stop].iter().position(|&c| c == b'\n').map_or(stop, |p| at + p);
+        let branch = [&b"is "[..], b"!is ", b"in ", b"!in ", b"else "].iter().any(|w| b[first..].starts_with(w));
+        if !branch || first == at || b[at - 1] != b' ' {
+            continue;
+        }
+        if let Some(arrow) = find(&b[at..end], b"->") {
+            out.push(Repair::Excise { start: at, end: at + arrow });
+        }
+    }
+}
+
+/// Names the grammar takes for something else (ktor's routing DSL, okhttp's and ktor's
+/// tests): `get("/") { … }` or `set(key, value)` at the start of a statement, which it
+/// reads as a property's accessor after a local `val` (a getter takes no parameter, a
+/// setter one plain name: with anything else in the parentheses it is a call);
+/// `dynamic`, Kotlin/JS's type, as a value (`Reference(name, dynamic)`); and a name
+/// made of `in` and digits at a line's start (`in1.close()`), read as the `in` operator
+/// continuing the previous line. The first letter becomes a capital.
+pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for word in [&b"get"[..], b"set"] {
+        capitalise_where(b, word, |at| {
+            let open = at + word.len();
+            if !is_line_initial(b, at) || b.get(open) != Some(&b'(') {
+                return false;
+            }
+            let Some(close) = balanced_end(b, open, b'(', b')') else { return false };
+            let inside = &b[open + 1..close];
+            let first = inside.iter().find(|c| !c.is_ascii_whitespace());
+            match (word, first) {
+                (_, None) => false,
+                (b"get", Some(_)) => true,
+                // a setter's one parameter is a name, maybe annotated or typed
+                (_, Some(&c)) => !(c.is_ascii_alphabetic() || c == b'_' || c == b'@') || top_level_comma(inside),
+            }
+        }, out);
+    }
+    capitalise_where(b, b"dynamic", |at| prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'(' | b',' | b'=' | b'!' | b'|' | b'&')), out);
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b"in") {
+        let at = i + p;
+        i = at + 2;
+        let end = skip_word(b, at);
+        let digits = end > at + 2 && b[at + 2..end].iter().all(|c| c.is_ascii_digit());
+        if digits && (at == 0 || !is_word_byte(b[at - 1])) && is_line_initial(b, at) {
+            out.push(Repair::Overwrite { at, byte: b'I' });
+        }
+    }
+}
+
+/// Whether `inside` (a parenthesised list's content) has a comma outside any nested
+/// bracket or type argument list.
+fn top_level_comma(inside: &[u8]) -> bool {
+    let mut depth = 0i32;
+    for &c in inside {
+        match c {
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Annotations before a setter written after its getter (`@InternalAPI set(value) { … }`,
+/// `@Synchronized set(value)`, or an annotation line above `set(value)`: ktor, okhttp,
+/// kotlinx.coroutines): tree-sitter-kotlin-ng 1.1 reads an annotated getter there but
+/// not an annotated setter. The annotations are excised (a comment after one on its own
+/// line stays visible, as comments are not hashed); their tokens are hashed where they
+/// stand, inside the property.
+pub(crate) fn kotlin_annotated_setters(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"set") {
+        if b.get(skip_blanks(b, at + 3)) != Some(&b'(') {
+            continue;
+        }
+        let Some(first) = line_start_near(b, at, 256) else { continue };
+        // on its line, only annotations (and modifiers) before it
+        let same_line = first != at;
+        if same_line && (b[first] != b'@' || !b[first..at].iter().all(|&c| is_word_byte(c) || matches!(c, b'@' | b' ' | b'\t' | b'.'))) {
+            continue;
+        }
+        let mut spans = Vec::new();
+        let mut top = first;
+        while let Some(line) = prev_non_space(b, top).and_then(|(p, _)| line_start_near(b, p, 256)) {
+            if b[line] != b'@' || line >= top {
+                break;
+            }
+            let end = b[line..top].iter().position(|&c| c == b'\n').map_or(top, |p| line + p);
+            let code_end = annotation_line_end(&b[line..end]);
+            spans.push(Repair::Excise { start: line, end: line + code_end });
+            top = line;
+        }
+        if same_line {
+            spans.push(Repair::Excise { start: first, end: at });
+        }
+        out.extend(spans);
+    }
+}
+
+/// Length of an annotation line's code: up to a `//` or `/*` outside a string, blanks
+/// before it trimmed.
+fn annotation_line_end(line: &[u8]) -> usize {
+    let mut quoted = false;
+    let mut end = line.len();
+    for (i, &c) in line.iter().enumerate() {
+        match c {
+            b'"' if i == 0 || line[i - 1] != b'\\' => quoted = !quoted,
+            b'/' if !quoted && matches!(line.get(i + 1), Some(b'/' | b'*')) => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    line[..end].trim_ascii_end().len()
+}
+
+/// Calls the grammar cannot read (kotlinx.coroutines' tests, okhttp, ktor): a callable
+/// reference on a nullable type, `String?::plus` (the `?` is excised, hashed where it
+/// stands); a function named `open` called, `open(closer)` (a capital, as for other
+/// names read as keywords); and a parenthesised callee, `(block)(call, it)` (its
+/// parentheses are excised).
+pub(crate) fn kotlin_unreadable_calls(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in occurrences(b, b"?::") {
+        if at > 0 && is_word_byte(b[at - 1]) {
+            out.push(Repair::Excise { start: at, end: at + 1 });
+        }
+    }
+    capitalise_where(b, b"open", |at| b.get(at + 4) == Some(&b'('), out);
+    for open in occurrences(b, b"(") {
+        let name_end = skip_word(b, open + 1);
+        if name_end == open + 1 || b.get(name_end) != Some(&b')') || b.get(name_end + 1) != Some(&b'(') {
+            continue;
+        }
+        let after_expression = prev_non_space(b, open).is_some_and(|(_, c)| is_word_byte(c) || c == b')');
+        if !after_expression && b[open + 1].is_ascii_alphabetic() {
+            out.push(Repair::Excise { start: open, end: open + 1 });
+            out.push(Repair::Excise { start: name_end, end: name_end + 1 });
+        }
+    }
+}
+
+/// A callable reference at the start of a statement after a block (`suspend fun a() { … }`
+/// then `::a.startCoroutine(c)`, kotlinx.coroutines' tests): tree-sitter-kotlin-ng 1.1
+/// reads the `::` as continuing the block's expression. Kotlin ends the statement at the
+/// line break; the indentation blank right before the `::` becomes a `;`, which hashes
+/// nothing, as the blank did not.
+pub(crate) fn kotlin_line_initial_references(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in occurrences(b, b"::") {
+        if at == 0 || !matches!(b[at - 1], b' ' | b'\t') || !is_line_initial(b, at) {
+            continue;
+        }
+        if prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'}' | b')' | b']' | b'"') || is_word_byte(c)) {
+            out.push(Repair::Overwrite { at: at - 1, byte: b';' });
+        }
+    }
+}
+
+/// A class body or an enum entry's body closed on the line of its last member
+/// (`MAIN { override fun invoke(c: C): C = c },`, `class A { val x = 1 }`:
+/// kotlinx.coroutines' reactive tests): tree-sitter-kotlin-ng 1.1 wants a line break or a
+/// `;` after a member. The blank before the `}` becomes a `;`, which hashes nothing, as
+/// the blank did not. Only bodies opened on a line that starts with an enum entry's name
+/// or declares a class or interface, closed on the same line, are touched.
+pub(crate) fn kotlin_one_line_bodies(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for (_, first, end) in lines(b) {
+        let text = &b[first..end];
+        if let Some(open) = text.iter().position(|&c| c == b'{') {
+            let head = &text[..open];
+            // `NAME {` or `NAME(arguments) {`: an enum entry (or a call with a trailing
+            // lambda, where a `;` before the `}` is as harmless)
+            let name_end = skip_word(head, 0);
+            let rest = head[name_end..].trim_ascii_end();
+            let entry = head.first().is_some_and(|c| c.is_ascii_alphabetic()) && (rest.is_empty() || (rest.starts_with(b"(") && rest.ends_with(b")")));
+            let declares = !word_at(head, b"class").is_empty() || !word_at(head, b"interface").is_empty();
+            let open = first + open;
+            if entry || declares {
+                if let Some(close) = balanced_end(b, open, b'{', b'}').filter(|&c| c < end) {
+                    let before = prev_non_space(b, close).map(|(_, c)| c);
+                    if close > open + 1 && b[close - 1] == b' ' && !matches!(before, Some(b'{' | b';')) {
+                        out.push(Repair::Overwrite { at: close - 1, byte: b';' });
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1956,6 +2319,61 @@ mod tests {
         assert!(cuts(swift_member_diagnostics, src).is_empty());
         assert_eq!(cuts(swift_member_diagnostics, "extension S where T: P {\n  #warning(\"w\")\n}"), ["cut \"#warning(\\\"w\\\")\""]);
         assert!(cuts(swift_member_diagnostics, "struct S {\n  let e = #error\n}").is_empty());
+    }
+
+    #[test]
+    fn kotlin_context_clauses_multi_dollar_strings_and_suspend_lambdas() {
+        let src = "context(scope: Scope)\nfun f() {}\nclass A {\n    context(a: A, b: B)\n    @Test override fun g() {}\n}\nval c = withContext(x) {}\ncontext(x) + 1\nx.context(y)\n";
+        assert_eq!(cuts(kotlin_context_parameters, src), ["cut \"context(scope: Scope)\\n\"", "cut \"context(a: A, b: B)\\n    \""]);
+        let src = "val r = $$\"$ref\"\nval s = \"cost: $$\" + x\nval t = f($$\"\"\"a $${k} \\$ \"\"\"\")\n";
+        assert_eq!(
+            cuts(kotlin_multi_dollar_strings, src),
+            ["cut \"$$\"", format!("{}:_", src.find("$ref").unwrap()).as_str(), "cut \"$$\"", &format!("{}:_", src.find("${k}").unwrap() - 1), &format!("{}:_", src.find("${k}").unwrap())]
+        );
+        assert!(cuts(kotlin_multi_dollar_strings, "val u = $$\"unclosed\nval v = 1\n").is_empty());
+        let src = "val l = suspend { 1 }\nsuspend fun f() {}\nval g: suspend () -> Unit = {}\nx(suspend  {})\n";
+        assert_eq!(cuts(kotlin_suspend_lambdas, src), ["8:S".to_string(), format!("{}:S", src.find("suspend  {").unwrap())]);
+    }
+
+    #[test]
+    fn kotlin_constructors_after_the_header_guards_and_setters() {
+        let src = "public value class S<out T>\n@PublishedApi internal constructor(val h: Any?) {}\nclass B<\n    T\n    >\n@Ann\nactual constructor(x: Int) {}\nclass C {\n    @Inject internal constructor(x: Int) : this()\n}\n";
+        assert_eq!(cuts(kotlin_constructor_modifiers_after_the_header, src), ["cut \"@PublishedApi internal \"", "cut \"@Ann\\nactual \""]);
+        let src = "when (x) {\n    is String if x.isEmpty() -> 0\n    else if (y) -> 1\n    a -> if (b) c else d\n}\n";
+        assert_eq!(cuts(kotlin_when_guards, src), ["cut \"if x.isEmpty() \"", "cut \"if (y) \""]);
+        let src = "var t: T\n    get() = a\n    @InternalApi set(value) {}\n    @Synchronized get() = b\n    private set\n";
+        assert_eq!(cuts(kotlin_annotated_setters, src), ["cut \"@InternalApi \""]);
+        let src = "var u: T\n    get() = a\n    @Suppress(\"A // B\") // why\n    @Synchronized\n    set(value) {}\n";
+        assert_eq!(cuts(kotlin_annotated_setters, src), ["cut \"@Synchronized\"", "cut \"@Suppress(\\\"A // B\\\")\""]);
+        let src = "f(String?::plus, a?::b, x ?: y)\ng { open(c) }\nopen class A\nval p = c?.let { (auth)(call, it) }\nif (a)(b)\nh((x)(y))\n";
+        let at = |s: &str| src.find(s).unwrap();
+        assert_eq!(
+            cuts(kotlin_unreadable_calls, src),
+            ["cut \"?\"".to_string(), "cut \"?\"".to_string(), format!("{}:O", at("open(")), "cut \"(\"".to_string(), "cut \")\"".to_string(), "cut \"(\"".to_string(), "cut \")\"".to_string()]
+        );
+    }
+
+    #[test]
+    fn kotlin_callable_references_starting_a_statement() {
+        let src = "fun t() {\n    suspend fun a() {}\n    ::a.start(c)\n    val f =\n        ::g\n    h(\n        ::i)\n::j\n}\n";
+        assert_eq!(cuts(kotlin_line_initial_references, src), [format!("{}:;", src.find("::a").unwrap() - 1)]);
+    }
+
+    #[test]
+    fn kotlin_names_the_grammar_reads_as_keywords_and_one_line_bodies() {
+        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\n";
+        let at = |s: &str| src.find(s).unwrap();
+        let mut found = cuts(kotlin_names_read_as_keywords, src);
+        found.sort();
+        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:I", at("in1."))];
+        expected.sort();
+        assert_eq!(found, expected);
+        let src = "class A { val x = 1 }\n    MAIN { override fun f() = 1 },\n    B(2) { override fun f() = 2 };\nclass E {}\nclass F { }\nfun g() { h() }\nenum class G { A, B;}\n";
+        let at = |s: &str| src.find(s).unwrap();
+        assert_eq!(
+            cuts(kotlin_one_line_bodies, src),
+            [format!("{}:;", at("1 }") + 1), format!("{}:;", at("1 },") + 1), format!("{}:;", at("2 };") + 1)]
+        );
     }
 
     fn cuts(f: fn(&str, &mut Vec<Repair>), src: &str) -> Vec<String> {
@@ -2411,9 +2829,27 @@ mod tests {
             "return open( .open(".repeat(n),
             "str! str![".repeat(n),
             "\"/*\"*/".repeat(n),
+            "context(a: A) fun ".repeat(n),
+            "= $$\" $ = $$\"\"\" $$".repeat(n),
+            "@A internal constructor( class ".repeat(n),
+            "is x if y -> ".repeat(n),
+            "get(a) set(a, b) dynamic) in1 set(".repeat(n),
+            "@A set( class X { y } ".repeat(n),
+            "@A\n set( (a)(b) ?:: open( ".repeat(n),
+            "}\n ::a\n::b\n= ::c ".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 39] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 49] = [
+            kotlin_context_parameters,
+            kotlin_multi_dollar_strings,
+            kotlin_suspend_lambdas,
+            kotlin_constructor_modifiers_after_the_header,
+            kotlin_when_guards,
+            kotlin_names_read_as_keywords,
+            kotlin_annotated_setters,
+            kotlin_one_line_bodies,
+            kotlin_unreadable_calls,
+            kotlin_line_initial_references,
             swift_condition_calls,
             typescript_joined_generic_type_arguments,
             typescript_tagged_template_type_arguments,

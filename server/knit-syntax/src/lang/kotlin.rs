@@ -32,7 +32,7 @@
 //! Imports: the imported path as written (`com.shop.Cart`, `com.shop.*`; `as` aliases
 //! give the original path).
 
-use super::{children, named_children, no_aliases, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
+use super::{children, gaps, named_children, no_aliases, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
 use crate::decl::{IdentityKind, Import};
 use crate::tokens::{is_comment, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -49,10 +49,27 @@ pub(crate) static KOTLIN: LanguageSpec = LanguageSpec {
     earlier_rules: &[],
     declarations: walk,
     imports: collect_imports,
-    repairs: no_repairs,
+    repairs,
     silent_gaps: super::no_silent_gaps,
     aliases: no_aliases,
 };
+
+/// Grammar gaps of tree-sitter-kotlin-ng 1.1 (finders in `gaps.rs`), found in ktor,
+/// kotlinx.coroutines and okhttp with `knit bench coverage`.
+fn repairs(_root: Node<'_>, src: &str) -> Vec<Repair> {
+    let mut out = Vec::new();
+    gaps::kotlin_context_parameters(src, &mut out);
+    gaps::kotlin_multi_dollar_strings(src, &mut out);
+    gaps::kotlin_suspend_lambdas(src, &mut out);
+    gaps::kotlin_constructor_modifiers_after_the_header(src, &mut out);
+    gaps::kotlin_when_guards(src, &mut out);
+    gaps::kotlin_names_read_as_keywords(src, &mut out);
+    gaps::kotlin_annotated_setters(src, &mut out);
+    gaps::kotlin_one_line_bodies(src, &mut out);
+    gaps::kotlin_unreadable_calls(src, &mut out);
+    gaps::kotlin_line_initial_references(src, &mut out);
+    out
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Place {
