@@ -57,8 +57,9 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// 18: Swift keyword members, key paths `\\.!`, range-operator functions and the parse time cap;
 /// 19: Kotlin's first repairs (context parameters, multi-dollar strings, `suspend { }`,
 /// constructors annotated after the header, `when` guards, names read as keywords,
-/// annotated setters, one-line bodies: ktor, kotlinx.coroutines, okhttp) and an
-/// error-free repaired tree preferred to one whose recovery invented declarations.
+/// annotated accessors, one-line bodies, empty collection literals: ktor,
+/// kotlinx.coroutines, okhttp, Exposed, koin) and an error-free repaired tree preferred
+/// to one whose recovery invented declarations.
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
 pub const SCHEME_VERSION: u32 = 19;
 

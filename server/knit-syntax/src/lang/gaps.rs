@@ -2092,6 +2092,9 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
         }, out);
     }
     capitalise_where(b, b"dynamic", |at| prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'(' | b',' | b'=' | b'!' | b'|' | b'&')), out);
+    // `where` as a name at a statement's start (`where?.let { … }`, Exposed), not a
+    // generic constraint (`where T : A`)
+    capitalise_where(b, b"where", |at| is_line_initial(b, at) && matches!(b.get(at + 5), Some(b'?' | b'.' | b'=' | b' ')) && !b.get(skip_blanks(b, at + 5)).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'@'), out);
     let mut i = 0;
     while let Some(p) = find(&b[i..], b"in") {
         let at = i + p;
@@ -2119,40 +2122,74 @@ fn top_level_comma(inside: &[u8]) -> bool {
     false
 }
 
-/// Annotations before a setter written after its getter (`@InternalAPI set(value) { … }`,
-/// `@Synchronized set(value)`, or an annotation line above `set(value)`: ktor, okhttp,
-/// kotlinx.coroutines): tree-sitter-kotlin-ng 1.1 reads an annotated getter there but
-/// not an annotated setter. The annotations are excised (a comment after one on its own
-/// line stays visible, as comments are not hashed); their tokens are hashed where they
-/// stand, inside the property.
-pub(crate) fn kotlin_annotated_setters(src: &str, out: &mut Vec<Repair>) {
+/// Annotations before a property's accessor (`@InternalAPI set(value) { … }` after the
+/// getter, `@OptIn(X::class)` above the `get()` of a `val` without a type: ktor, okhttp,
+/// kotlinx.coroutines, Exposed): tree-sitter-kotlin-ng 1.1 reads an annotated getter only
+/// after a typed, initialised property, and an annotated setter nowhere. The annotations,
+/// on the accessor's line or on lines of their own above it, are excised (a comment after
+/// one on its own line stays visible, as comments are not hashed); their tokens are
+/// hashed where they stand, inside the property. A getter takes no parameter, so only
+/// `get()` counts (`get("/")` is a call).
+pub(crate) fn kotlin_annotated_accessors(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for at in word_at(b, b"set") {
-        if b.get(skip_blanks(b, at + 3)) != Some(&b'(') {
-            continue;
-        }
-        let Some(first) = line_start_near(b, at, 256) else { continue };
-        // on its line, only annotations (and modifiers) before it
-        let same_line = first != at;
-        if same_line && (b[first] != b'@' || !b[first..at].iter().all(|&c| is_word_byte(c) || matches!(c, b'@' | b' ' | b'\t' | b'.'))) {
-            continue;
-        }
-        let mut spans = Vec::new();
-        let mut top = first;
-        while let Some(line) = prev_non_space(b, top).and_then(|(p, _)| line_start_near(b, p, 256)) {
-            if b[line] != b'@' || line >= top {
-                break;
+    for word in [&b"get"[..], b"set"] {
+        for at in word_at(b, word) {
+            let open = skip_blanks(b, at + 3);
+            let getter = word == b"get";
+            if b.get(open) != Some(&b'(') || (getter && b.get(skip_blanks(b, open + 1)) != Some(&b')')) {
+                continue;
             }
-            let end = b[line..top].iter().position(|&c| c == b'\n').map_or(top, |p| line + p);
-            let code_end = annotation_line_end(&b[line..end]);
-            spans.push(Repair::Excise { start: line, end: line + code_end });
-            top = line;
+            let Some(first) = line_start_near(b, at, 256) else { continue };
+            // on its line, only annotations (and modifiers) before it
+            let same_line = first != at;
+            if same_line && (b[first] != b'@' || !b[first..at].iter().all(|&c| is_word_byte(c) || matches!(c, b'@' | b' ' | b'\t' | b'.' | b'(' | b')' | b':'))) {
+                continue;
+            }
+            let mut top = first;
+            while let Some(line) = prev_non_space(b, top).and_then(|(p, _)| line_start_near(b, p, 256)) {
+                if line >= top {
+                    break;
+                }
+                let end = b[line..top].iter().position(|&c| c == b'\n').map_or(top, |p| line + p);
+                let code = &b[line..line + annotation_line_end(&b[line..end])];
+                if !only_annotations(code) {
+                    break;
+                }
+                out.push(Repair::Excise { start: line, end: line + code.len() });
+                top = line;
+            }
+            if same_line {
+                out.push(Repair::Excise { start: first, end: at });
+            }
         }
-        if same_line {
-            spans.push(Repair::Excise { start: first, end: at });
-        }
-        out.extend(spans);
     }
+}
+
+/// Whether `code` is annotations and nothing else: `@Name`, `@file:Name`, `@a.b.C`, each
+/// maybe with balanced arguments, separated by blanks.
+fn only_annotations(code: &[u8]) -> bool {
+    let mut i = 0;
+    while i < code.len() {
+        if code[i] != b'@' {
+            return false;
+        }
+        i += 1;
+        let name = i;
+        while code.get(i).is_some_and(|&c| is_word_byte(c) || matches!(c, b'.' | b':')) {
+            i += 1;
+        }
+        if i == name {
+            return false;
+        }
+        if code.get(i) == Some(&b'(') {
+            match balanced_end(code, i, b'(', b')') {
+                Some(close) => i = close + 1,
+                None => return false,
+            }
+        }
+        i = skip_blanks(code, i);
+    }
+    !code.is_empty()
 }
 
 /// Length of an annotation line's code: up to a `//` or `/*` outside a string, blanks
@@ -2212,6 +2249,20 @@ pub(crate) fn kotlin_line_initial_references(src: &str, out: &mut Vec<Repair>) {
         }
         if prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'}' | b')' | b']' | b'"') || is_word_byte(c)) {
             out.push(Repair::Overwrite { at: at - 1, byte: b';' });
+        }
+    }
+}
+
+/// An empty collection literal in an annotation, `val binds: Array<KClass<*>> = []` or
+/// `@Module(includes = [])` (koin): tree-sitter-kotlin-ng 1.1 wants an element in one.
+/// The brackets become braces, an empty lambda of the same two bytes, read as the
+/// brackets of the original text.
+pub(crate) fn kotlin_empty_collection_literals(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in occurrences(b, b"[]") {
+        if prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'=' | b'(' | b',')) {
+            out.push(Repair::Overwrite { at, byte: b'{' });
+            out.push(Repair::Overwrite { at: at + 1, byte: b'}' });
         }
     }
 }
@@ -2342,9 +2393,17 @@ mod tests {
         let src = "when (x) {\n    is String if x.isEmpty() -> 0\n    else if (y) -> 1\n    a -> if (b) c else d\n}\n";
         assert_eq!(cuts(kotlin_when_guards, src), ["cut \"if x.isEmpty() \"", "cut \"if (y) \""]);
         let src = "var t: T\n    get() = a\n    @InternalApi set(value) {}\n    @Synchronized get() = b\n    private set\n";
-        assert_eq!(cuts(kotlin_annotated_setters, src), ["cut \"@InternalApi \""]);
+        assert_eq!(cuts(kotlin_annotated_accessors, src), ["cut \"@Synchronized \"", "cut \"@InternalApi \""]);
         let src = "var u: T\n    get() = a\n    @Suppress(\"A // B\") // why\n    @Synchronized\n    set(value) {}\n";
-        assert_eq!(cuts(kotlin_annotated_setters, src), ["cut \"@Synchronized\"", "cut \"@Suppress(\\\"A // B\\\")\""]);
+        assert_eq!(cuts(kotlin_annotated_accessors, src), ["cut \"@Synchronized\"", "cut \"@Suppress(\\\"A // B\\\")\""]);
+        let src = "class S {\n    val id\n        @OptIn(X::class)\n        get() = name\n    val q\n        @A get() = 1\n}\n@Suppress(\"x\")\nget(\"/\") {}\n";
+        assert_eq!(cuts(kotlin_annotated_accessors, src), ["cut \"@OptIn(X::class)\"", "cut \"@A \""]);
+        let src = "annotation class A(val b: Array<K> = [], val c: Int = 1)\n@M(includes = [])\nf([], x)\nval y = a[]\n";
+        let at = |s: &str| src.find(s).unwrap();
+        assert_eq!(
+            cuts(kotlin_empty_collection_literals, src),
+            [at("[], val"), at("[], val") + 1, at("[])"), at("[])") + 1, at("[], x"), at("[], x") + 1].iter().enumerate().map(|(i, a)| format!("{a}:{}", if i % 2 == 0 { '{' } else { '}' })).collect::<Vec<_>>()
+        );
         let src = "f(String?::plus, a?::b, x ?: y)\ng { open(c) }\nopen class A\nval p = c?.let { (auth)(call, it) }\nif (a)(b)\nh((x)(y))\n";
         let at = |s: &str| src.find(s).unwrap();
         assert_eq!(
@@ -2361,11 +2420,11 @@ mod tests {
 
     #[test]
     fn kotlin_names_the_grammar_reads_as_keywords_and_one_line_bodies() {
-        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\n";
+        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\n";
         let at = |s: &str| src.find(s).unwrap();
         let mut found = cuts(kotlin_names_read_as_keywords, src);
         found.sort();
-        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:I", at("in1."))];
+        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1."))];
         expected.sort();
         assert_eq!(found, expected);
         let src = "class A { val x = 1 }\n    MAIN { override fun f() = 1 },\n    B(2) { override fun f() = 2 };\nclass E {}\nclass F { }\nfun g() { h() }\nenum class G { A, B;}\n";
@@ -2837,19 +2896,21 @@ mod tests {
             "@A set( class X { y } ".repeat(n),
             "@A\n set( (a)(b) ?:: open( ".repeat(n),
             "}\n ::a\n::b\n= ::c ".repeat(n),
+            "= [] ([] a[] where?. @A\n get() ".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 49] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 50] = [
             kotlin_context_parameters,
             kotlin_multi_dollar_strings,
             kotlin_suspend_lambdas,
             kotlin_constructor_modifiers_after_the_header,
             kotlin_when_guards,
             kotlin_names_read_as_keywords,
-            kotlin_annotated_setters,
+            kotlin_annotated_accessors,
             kotlin_one_line_bodies,
             kotlin_unreadable_calls,
             kotlin_line_initial_references,
+            kotlin_empty_collection_literals,
             swift_condition_calls,
             typescript_joined_generic_type_arguments,
             typescript_tagged_template_type_arguments,

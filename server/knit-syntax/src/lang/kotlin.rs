@@ -64,10 +64,11 @@ fn repairs(_root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::kotlin_constructor_modifiers_after_the_header(src, &mut out);
     gaps::kotlin_when_guards(src, &mut out);
     gaps::kotlin_names_read_as_keywords(src, &mut out);
-    gaps::kotlin_annotated_setters(src, &mut out);
+    gaps::kotlin_annotated_accessors(src, &mut out);
     gaps::kotlin_one_line_bodies(src, &mut out);
     gaps::kotlin_unreadable_calls(src, &mut out);
     gaps::kotlin_line_initial_references(src, &mut out);
+    gaps::kotlin_empty_collection_literals(src, &mut out);
     out
 }
 

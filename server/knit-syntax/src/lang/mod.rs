@@ -489,7 +489,7 @@ pub struct Work {
 }
 
 pub(crate) fn parse(lang: Lang, source: &str, deadline: Option<Instant>) -> (FileSyntax, Work) {
-    read(lang, source, deadline, crate::PRINT_SCHEME).0
+    read(lang, source, deadline, crate::PRINT_SCHEME, false).0
 }
 
 /// The language's prints under print scheme `scheme` differ from the current ones.
@@ -499,12 +499,12 @@ pub(crate) fn has_earlier_rules(lang: Lang, scheme: u8) -> bool {
 
 /// [`parse`] with the token rules of print scheme `scheme`.
 pub(crate) fn parse_scheme(lang: Lang, source: &str, deadline: Option<Instant>, scheme: u8) -> (FileSyntax, Work) {
-    read(lang, source, deadline, scheme).0
+    read(lang, source, deadline, scheme, false).0
 }
 
-/// [`parse`], and the tree it read (the repaired one when a repair was kept; None when the
-/// parse stopped at the deadline or a budget).
-fn read(lang: Lang, source: &str, deadline: Option<Instant>, scheme: u8) -> ((FileSyntax, Work), Option<Tree>) {
+/// [`parse`], and — when `keep_tree` — the tree it read (the repaired one when a repair was
+/// kept; None when the parse stopped at the deadline or a budget).
+fn read(lang: Lang, source: &str, deadline: Option<Instant>, scheme: u8, keep_tree: bool) -> ((FileSyntax, Work), Option<Tree>) {
     let spec = spec(lang);
     let rules = spec.earlier_rules.iter().find(|(s, _)| *s == scheme).map_or(spec.rules, |(_, r)| *r);
     let (plain, repaired) = match trees(lang, source, deadline) {
@@ -526,23 +526,33 @@ fn read(lang: Lang, source: &str, deadline: Option<Instant>, scheme: u8) -> ((Fi
         }
         (syntax, work)
     };
-    let first = extract(&plain, Vec::new());
-    let Some((better, excised)) = repaired else { return (first, Some(plain)) };
-    // A repair is kept when it lets more declarations be checked: fewer with an error in
-    // their range, then a tree without any error, then more declarations, then fewer
-    // error sites. (Fewer error sites alone is not enough: recovery can spread one error
-    // over more declarations than several. But an error-free reading beats one whose
-    // recovery invented declarations: kotlinx.coroutines' LintTest read as a file-wide
-    // error holds a spurious third one.)
-    let second = extract(&better, excised);
-    let score = |f: &FileSyntax, t: &Tree| {
-        let errors = error_count(t.root_node());
-        (f.declarations.iter().filter(|d| d.has_error).count(), errors > 0, usize::MAX - f.declarations.len(), errors)
-    };
-    if second.0.timed_out || score(&second.0, &better) >= score(&first.0, &plain) {
-        return (first, Some(plain));
+    let Some((better, excised)) = repaired else { return (extract(&plain, Vec::new()), keep_tree.then_some(plain)) };
+    if plain.root_node().has_error() && !better.root_node().has_error() {
+        // An error-free repaired reading is kept whatever the plain one, which has errors,
+        // holds, even more declarations: those are the error recovery's inventions
+        // (kotlinx.coroutines' LintTest read as a file-wide error holds a spurious third
+        // one). The plain tree is dropped unread, so a large file with one gap costs one
+        // extraction and one tree's memory, not two. (A silent gap's repair, on an
+        // error-free plain tree, is weighed below: kept only if it reads more.)
+        drop(plain);
+        return (extract(&better, excised), keep_tree.then_some(better));
     }
-    (second, Some(better))
+    // A repair is kept when it lets more declarations be checked: fewer with an error in
+    // their range, then more declarations, then fewer error sites. (Fewer error sites
+    // alone is not enough: recovery can spread one error over more declarations than
+    // several.) A caller that does not want the tree has the plain one dropped once it is
+    // read, before the repaired one is: two trees and two readings of a large file are
+    // not held at once.
+    let plain_errors = error_count(plain.root_node());
+    let first = extract(&plain, Vec::new());
+    let plain = keep_tree.then_some(plain);
+    let better_errors = error_count(better.root_node());
+    let second = extract(&better, excised);
+    let score = |f: &FileSyntax, errors: usize| (f.declarations.iter().filter(|d| d.has_error).count(), usize::MAX - f.declarations.len(), errors);
+    if second.0.timed_out || score(&second.0, better_errors) >= score(&first.0, plain_errors) {
+        return (first, plain);
+    }
+    (second, keep_tree.then_some(better))
 }
 
 /// What a full parse of `source` costs, without a budget: calibrates the budgets against
@@ -595,7 +605,7 @@ pub struct ErrorSite {
 /// benchmark, which thus parses each file once.
 #[doc(hidden)]
 pub fn parse_reporting_errors(lang: Lang, source: &str) -> (FileSyntax, Vec<ErrorSite>) {
-    let ((syntax, _), tree) = read(lang, source, None, crate::PRINT_SCHEME);
+    let ((syntax, _), tree) = read(lang, source, None, crate::PRINT_SCHEME, true);
     let mut sites = Vec::new();
     if let Some(tree) = tree {
         walk_errors(tree.root_node(), |n, parent| {
@@ -1093,6 +1103,9 @@ mod tests {
             "fun g(c: Guard) {\n    c.apply { open(closer) }\n}\n",
             "fun h(c: Call) {\n    val p = c?.let { (auth)(call, it) }\n}\n",
             "fun t() {\n    suspend fun a() {\n        b()\n    }\n    ::a.startCoroutine(c)\n}\n",
+            "class S {\n    val identifier\n        @OptIn(InternalApi::class)\n        get() = name\n}\n",
+            "fun f(where: Op?) {\n    val x = 1\n    where?.toQueryBuilder(this)\n}\n",
+            "annotation class Single(val binds: Array<KClass<*>> = [], val c: Boolean = false)\n",
         ];
         let joined = |texts: &[String]| -> String {
             texts.concat().chars().filter(|c| !c.is_whitespace() && !matches!(c, ';' | '\u{2}' | '\u{3}' | '\u{4}')).collect()
@@ -1108,6 +1121,19 @@ mod tests {
             let own: String = code.chars().filter(|c| !c.is_whitespace() && *c != ';').collect();
             assert_eq!(joined(&hashed), own, "{src}\n{hashed:?}");
         }
+    }
+
+    /// A repaired reading without any error is kept even when the plain one, a file-wide
+    /// error, holds more declarations: the locals its recovery read as properties.
+    #[test]
+    fn an_error_free_repaired_reading_beats_the_recovery_s_invented_declarations() {
+        let src = "class T : Base() {\n    fun go() = run {\n        val flow = MutableFlow<Int>()\n        val list = mutableListOf<Int>()\n        val set = mutableSetOf<Int>()\n        val jobs = listOf(suspend { flow.toList(list) }, { flow.toSet(set) }).map {\n            launch { it() }\n        }\n    }\n}\n";
+        let plain = parse_unrepaired(Lang::Kotlin, src);
+        let read = parse(Lang::Kotlin, src, None).0;
+        assert!(plain.has_error && plain.declarations.len() > read.declarations.len(), "{plain:#?}");
+        assert!(!read.has_error);
+        let names: Vec<&str> = read.declarations.iter().map(|d| d.qualified_name.as_str()).collect();
+        assert_eq!(names, ["T", "T.go()"]);
     }
 
     /// A layout that needs a Kotlin repair prints as another layout of the same code
