@@ -1077,33 +1077,19 @@ pub(crate) fn swift_unknown_accessors(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
-/// Excises the attribute-only lines (`@_transparent`, `@inline(__always)`, a trailing
-/// `//` comment allowed and left alone) right above the line starting at `first`.
+/// Excises the annotation-only lines right above the line starting at `first` (Swift's
+/// `@_transparent`, `@inline(__always)`; Kotlin's `@OptIn(X::class)`, several on a line;
+/// a trailing comment allowed and left visible, as comments are not hashed), topmost
+/// first.
 fn attributes_above(src: &[u8], mut first: usize, out: &mut Vec<Repair>) {
     let mut found = Vec::new();
     while let Some(prev_end) = first.checked_sub(1).and_then(|i| src[..=i].iter().rposition(|&c| c == b'\n')) {
         let (prev_first, _) = line_bounds(src, prev_end);
-        if prev_first >= prev_end || src[prev_first] != b'@' {
+        let code = &src[prev_first..prev_first + annotation_line_end(&src[prev_first..prev_end])];
+        if prev_first >= prev_end || !only_annotations(code) {
             break;
         }
-        let name_end = skip_word(src, prev_first + 1);
-        let mut k = name_end;
-        if src.get(k) == Some(&b'(') {
-            match close_on_line(src, k) {
-                Some(c) => k = c + 1,
-                None => break,
-            }
-        }
-        let rest = skip_blanks(src, k);
-        if name_end == prev_first + 1
-            || !(rest == prev_end || src[rest..prev_end].starts_with(b"//"))
-        {
-            break;
-        }
-        found.push(Repair::Excise {
-            start: prev_first,
-            end: k,
-        });
+        found.push(Repair::Excise { start: prev_first, end: prev_first + code.len() });
         first = prev_first;
     }
     out.extend(found.into_iter().rev());
@@ -1978,14 +1964,8 @@ pub(crate) fn kotlin_multi_dollar_strings(src: &str, out: &mut Vec<Repair>) {
             }
             end - 3
         } else {
-            let mut k = body_start;
-            while k < b.len() && !matches!(b[k], b'"' | b'\n') {
-                k += if b[k] == b'\\' { 2 } else { 1 };
-            }
-            if b.get(k) != Some(&b'"') {
-                continue;
-            }
-            k
+            let Some(close) = crate::tokens::closing_quote(b, q) else { continue };
+            close
         };
         out.push(Repair::Excise { start, end: q });
         for k in body_start..body_end {
@@ -2015,34 +1995,34 @@ pub(crate) fn kotlin_suspend_lambdas(src: &str, out: &mut Vec<Repair>) {
 pub(crate) fn kotlin_constructor_modifiers_after_the_header(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for at in word_at(b, b"constructor") {
-        let Some(mut first) = line_start_near(b, at, 256) else { continue };
-        if first == at || b.get(skip_blanks(b, at + b"constructor".len())) != Some(&b'(') {
+        let Some(first) = line_start_near(b, at, 256) else { continue };
+        if first == at || b.get(skip_blanks(b, at + b"constructor".len())) != Some(&b'(') || !annotations_and_modifiers(&b[first..at]) {
             continue;
         }
-        // Only annotations and modifier words before it on its line.
-        if !b[first..at].iter().all(|&c| is_word_byte(c) || matches!(c, b'@' | b' ' | b'\t' | b'.')) {
-            continue;
-        }
-        // Annotation lines above it, up to the header's last line.
-        let header = loop {
-            let Some((p, _)) = prev_non_space(b, first) else { break None };
-            let Some(line) = line_start_near(b, p, 256) else { break None };
-            if b[line] == b'@' {
-                first = line;
-                continue;
-            }
-            break Some((line, p));
+        let mut spans = Vec::new();
+        attributes_above(b, first, &mut spans);
+        let top = match spans.first() {
+            Some(Repair::Excise { start, .. }) => *start,
+            _ => first,
         };
-        let Some((_, last)) = header else { continue };
+        let Some((last, _)) = prev_non_space(b, top) else { continue };
         // The header may run over several lines (type parameters one per line): the word
         // `class` within 2 KiB before, with no brace or `;` between.
         let from = last.saturating_sub(2048);
         let since = b[from..=last].iter().rposition(|&c| matches!(c, b'{' | b'}' | b';')).map_or(from, |p| from + p + 1);
         let is_header = !word_at(&b[since..=last], b"class").is_empty() && !matches!(b[last], b'{' | b'}' | b';' | b'(' | b',');
         if is_header {
+            out.extend(spans);
             out.push(Repair::Excise { start: first, end: at });
         }
     }
+}
+
+/// Whether `text`, what stands before a word on its line, is annotations and modifiers
+/// only (`@PublishedApi internal `, `@OptIn(X::class) `).
+fn annotations_and_modifiers(text: &[u8]) -> bool {
+    text.first() == Some(&b'@') && text.iter().all(|&c| is_word_byte(c) || matches!(c, b'@' | b' ' | b'\t' | b'.' | b'(' | b')' | b':'))
+        || text.iter().all(|&c| is_word_byte(c) || matches!(c, b' ' | b'\t'))
 }
 
 /// Guard conditions in `when` branches, `is String if x.isEmpty() -> …` (Kotlin 2.2,
@@ -2075,21 +2055,7 @@ pub(crate) fn kotlin_when_guards(src: &str, out: &mut Vec<Repair>) {
 pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for word in [&b"get"[..], b"set"] {
-        capitalise_where(b, word, |at| {
-            let open = at + word.len();
-            if !is_line_initial(b, at) || b.get(open) != Some(&b'(') {
-                return false;
-            }
-            let Some(close) = balanced_end(b, open, b'(', b')') else { return false };
-            let inside = &b[open + 1..close];
-            let first = inside.iter().find(|c| !c.is_ascii_whitespace());
-            match (word, first) {
-                (_, None) => false,
-                (b"get", Some(_)) => true,
-                // a setter's one parameter is a name, maybe annotated or typed
-                (_, Some(&c)) => !(c.is_ascii_alphabetic() || c == b'_' || c == b'@') || top_level_comma(inside),
-            }
-        }, out);
+        capitalise_where(b, word, |at| is_line_initial(b, at) && kotlin_accessor_shape(b, at, word) == Some(false), out);
     }
     capitalise_where(b, b"dynamic", |at| prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'(' | b',' | b'=' | b'!' | b'|' | b'&')), out);
     // `where` as a name at a statement's start (`where?.let { … }`, Exposed), not a
@@ -2105,6 +2071,23 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
             out.push(Repair::Overwrite { at, byte: b'I' });
         }
     }
+}
+
+/// Whether the `get` or `set` at `at` is written as a property's accessor: a getter takes
+/// no parameter, a setter one name (maybe annotated or typed); with anything else in its
+/// parentheses it is a call. None when no `(` follows.
+fn kotlin_accessor_shape(b: &[u8], at: usize, word: &[u8]) -> Option<bool> {
+    let open = skip_blanks(b, at + word.len());
+    if b.get(open) != Some(&b'(') {
+        return None;
+    }
+    let close = balanced_end(b, open, b'(', b')')?;
+    let inside = &b[open + 1..close];
+    Some(match (word == b"get", inside.iter().find(|c| !c.is_ascii_whitespace())) {
+        (true, first) => first.is_none(),
+        (false, None) => false,
+        (false, Some(&c)) => (c.is_ascii_alphabetic() || c == b'_' || c == b'@') && !top_level_comma(inside),
+    })
 }
 
 /// Whether `inside` (a parenthesised list's content) has a comma outside any nested
@@ -2134,30 +2117,16 @@ pub(crate) fn kotlin_annotated_accessors(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for word in [&b"get"[..], b"set"] {
         for at in word_at(b, word) {
-            let open = skip_blanks(b, at + 3);
-            let getter = word == b"get";
-            if b.get(open) != Some(&b'(') || (getter && b.get(skip_blanks(b, open + 1)) != Some(&b')')) {
+            if kotlin_accessor_shape(b, at, word) != Some(true) {
                 continue;
             }
             let Some(first) = line_start_near(b, at, 256) else { continue };
             // on its line, only annotations (and modifiers) before it
             let same_line = first != at;
-            if same_line && (b[first] != b'@' || !b[first..at].iter().all(|&c| is_word_byte(c) || matches!(c, b'@' | b' ' | b'\t' | b'.' | b'(' | b')' | b':'))) {
+            if same_line && (b[first] != b'@' || !annotations_and_modifiers(&b[first..at])) {
                 continue;
             }
-            let mut top = first;
-            while let Some(line) = prev_non_space(b, top).and_then(|(p, _)| line_start_near(b, p, 256)) {
-                if line >= top {
-                    break;
-                }
-                let end = b[line..top].iter().position(|&c| c == b'\n').map_or(top, |p| line + p);
-                let code = &b[line..line + annotation_line_end(&b[line..end])];
-                if !only_annotations(code) {
-                    break;
-                }
-                out.push(Repair::Excise { start: line, end: line + code.len() });
-                top = line;
-            }
+            attributes_above(b, first, out);
             if same_line {
                 out.push(Repair::Excise { start: first, end: at });
             }
@@ -2389,13 +2358,13 @@ mod tests {
     #[test]
     fn kotlin_constructors_after_the_header_guards_and_setters() {
         let src = "public value class S<out T>\n@PublishedApi internal constructor(val h: Any?) {}\nclass B<\n    T\n    >\n@Ann\nactual constructor(x: Int) {}\nclass C {\n    @Inject internal constructor(x: Int) : this()\n}\n";
-        assert_eq!(cuts(kotlin_constructor_modifiers_after_the_header, src), ["cut \"@PublishedApi internal \"", "cut \"@Ann\\nactual \""]);
+        assert_eq!(cuts(kotlin_constructor_modifiers_after_the_header, src), ["cut \"@PublishedApi internal \"", "cut \"@Ann\"", "cut \"actual \""]);
         let src = "when (x) {\n    is String if x.isEmpty() -> 0\n    else if (y) -> 1\n    a -> if (b) c else d\n}\n";
         assert_eq!(cuts(kotlin_when_guards, src), ["cut \"if x.isEmpty() \"", "cut \"if (y) \""]);
         let src = "var t: T\n    get() = a\n    @InternalApi set(value) {}\n    @Synchronized get() = b\n    private set\n";
         assert_eq!(cuts(kotlin_annotated_accessors, src), ["cut \"@Synchronized \"", "cut \"@InternalApi \""]);
         let src = "var u: T\n    get() = a\n    @Suppress(\"A // B\") // why\n    @Synchronized\n    set(value) {}\n";
-        assert_eq!(cuts(kotlin_annotated_accessors, src), ["cut \"@Synchronized\"", "cut \"@Suppress(\\\"A // B\\\")\""]);
+        assert_eq!(cuts(kotlin_annotated_accessors, src), ["cut \"@Suppress(\\\"A // B\\\")\"", "cut \"@Synchronized\""]);
         let src = "class S {\n    val id\n        @OptIn(X::class)\n        get() = name\n    val q\n        @A get() = 1\n}\n@Suppress(\"x\")\nget(\"/\") {}\n";
         assert_eq!(cuts(kotlin_annotated_accessors, src), ["cut \"@OptIn(X::class)\"", "cut \"@A \""]);
         let src = "annotation class A(val b: Array<K> = [], val c: Int = 1)\n@M(includes = [])\nf([], x)\nval y = a[]\n";

@@ -1058,25 +1058,19 @@ mod tests {
             "struct S {\n  @_specialize(where T == Int)\n  mutating func f<T>(t: T) {}\n  func g(q: Q) {\n    q.submit {\n      ()\n    }.get()\n  }\n}\n",
         ];
         for src in cases {
-            assert!(
-                parse_unrepaired(Lang::Swift, src).has_error,
-                "the grammar reads this now; drop its repair?\n{src}"
-            );
-            let read = parse(Lang::Swift, src, None).0;
-            assert!(
-                !read.has_error && read.declarations.iter().all(|d| !d.has_error),
-                "{src}\n{read:#?}"
-            );
-            let (_, repaired) = trees(Lang::Swift, src, None).unwrap();
-            let (tree, excised) = repaired.expect("repaired");
-            let hashed = crate::tokens::hashed_texts(
-                tree.root_node(),
-                src,
-                spec(Lang::Swift).rules,
-                &excised,
-            );
-            assert_eq!(hashed, lexical_tokens(src), "{src}");
+            assert_eq!(repaired_hashed_texts(Lang::Swift, src), lexical_tokens(src), "{src}");
         }
+    }
+
+    /// `src` needs a repair (its plain parse fails) and, repaired, reads every declaration
+    /// cleanly; the texts its repaired token stream hashes.
+    fn repaired_hashed_texts(lang: Lang, src: &str) -> Vec<String> {
+        assert!(parse_unrepaired(lang, src).has_error, "the grammar reads this now; drop its repair?\n{src}");
+        let read = parse(lang, src, None).0;
+        assert!(!read.has_error && read.declarations.iter().all(|d| !d.has_error), "{src}\n{read:#?}");
+        let (_, repaired) = trees(lang, src, None).unwrap();
+        let (tree, excised) = repaired.expect("repaired");
+        crate::tokens::hashed_texts(tree.root_node(), src, spec(lang).rules, &excised)
     }
 
     /// Each Kotlin grammar gap (gaps.rs) is cleared by its repair, and the repaired stream
@@ -1111,12 +1105,7 @@ mod tests {
             texts.concat().chars().filter(|c| !c.is_whitespace() && !matches!(c, ';' | '\u{2}' | '\u{3}' | '\u{4}')).collect()
         };
         for src in cases {
-            assert!(parse_unrepaired(Lang::Kotlin, src).has_error, "the grammar reads this now; drop its repair?\n{src}");
-            let read = parse(Lang::Kotlin, src, None).0;
-            assert!(!read.has_error && read.declarations.iter().all(|d| !d.has_error), "{src}\n{read:#?}");
-            let (_, repaired) = trees(Lang::Kotlin, src, None).unwrap();
-            let (tree, excised) = repaired.expect("repaired");
-            let hashed = crate::tokens::hashed_texts(tree.root_node(), src, spec(Lang::Kotlin).rules, &excised);
+            let hashed = repaired_hashed_texts(Lang::Kotlin, src);
             let code: String = src.lines().map(|l| l.find("//").map_or(l, |c| &l[..c])).collect();
             let own: String = code.chars().filter(|c| !c.is_whitespace() && *c != ';').collect();
             assert_eq!(joined(&hashed), own, "{src}\n{hashed:?}");
@@ -1153,13 +1142,8 @@ mod tests {
                 "class A {\n    var v: Int\n        get() = x\n\n        @Synchronized\n        set(value) {\n            x = value\n        }\n}\n",
             ),
         ];
-        let prints = |f: &FileSyntax| f.declarations.iter().map(|d| (d.qualified_name.clone(), d.fingerprint)).collect::<Vec<_>>();
         for (gap, layout) in pairs {
-            assert!(parse_unrepaired(Lang::Kotlin, gap).has_error, "the grammar reads this now; drop its repair?\n{gap}");
-            let (a, b) = (parse(Lang::Kotlin, gap, None).0, parse(Lang::Kotlin, layout, None).0);
-            assert!(!a.has_error && !b.has_error, "{a:#?}\n{b:#?}");
-            assert!(!a.declarations.is_empty());
-            assert_eq!(prints(&a), prints(&b), "{gap}");
+            repaired_prints_as(Lang::Kotlin, gap, layout);
         }
     }
 
@@ -1202,13 +1186,14 @@ mod tests {
         assert_eq!(hashed, expected);
     }
 
-    /// `gap` (one TypeScript declaration) needs a repair, and read with it prints as
-    /// `layout`, the same code laid out otherwise, prints; returns the gap's print.
-    fn repaired_prints_as(gap: &str, layout: &str) -> crate::Fingerprint {
-        assert!(parse_unrepaired(Lang::TypeScript, gap).has_error, "the grammar reads this now; drop its repair?\n{gap}");
-        let (a, b) = (parse(Lang::TypeScript, gap, None).0, parse(Lang::TypeScript, layout, None).0);
-        assert!(!a.has_error && !b.has_error, "{a:#?}\n{b:#?}");
-        assert_eq!(a.declarations[0].fingerprint, b.declarations[0].fingerprint, "{gap}");
+    /// `gap` needs a repair, and read with it every declaration prints as in `layout`, the
+    /// same code laid out otherwise; returns the first declaration's print.
+    fn repaired_prints_as(lang: Lang, gap: &str, layout: &str) -> crate::Fingerprint {
+        assert!(parse_unrepaired(lang, gap).has_error, "the grammar reads this now; drop its repair?\n{gap}");
+        let (a, b) = (parse(lang, gap, None).0, parse(lang, layout, None).0);
+        assert!(!a.has_error && !b.has_error && !a.declarations.is_empty(), "{a:#?}\n{b:#?}");
+        let prints = |f: &FileSyntax| f.declarations.iter().map(|d| (d.qualified_name.clone(), d.fingerprint)).collect::<Vec<_>>();
+        assert_eq!(prints(&a), prints(&b), "{gap}");
         a.declarations[0].fingerprint
     }
 
@@ -1216,7 +1201,7 @@ mod tests {
     fn tagged_template_type_arguments_are_read_and_their_layout_is_no_change() {
         let one_line = "export function ids() {\n  return sql<{ id: Uint8Array; at: number }>`SELECT id`\n}\n";
         let broken = "export function ids() {\n  return sql<{\n    id: Uint8Array;\n    at: number;\n  }>`SELECT id`\n}\n";
-        let print = repaired_prints_as(one_line, broken);
+        let print = repaired_prints_as(Lang::TypeScript, one_line, broken);
         let other = parse(Lang::TypeScript, &one_line.replace("at: number", "at: string"), None).0;
         assert_ne!(print, other.declarations[0].fingerprint);
     }
@@ -1226,7 +1211,7 @@ mod tests {
         // the broken layout is what the grammar reads without a repair
         let broken = "export const f = dual<\n  <K>(key: K) => (s: S<K>) => K,\n  <K>(s: S<K>, key: K) => K\n>(2, g)\n";
         assert!(!parse_unrepaired(Lang::TypeScript, broken).has_error);
-        repaired_prints_as("export const f = dual<<K>(key: K) => (s: S<K>) => K, <K>(s: S<K>, key: K) => K>(2, g)\n", broken);
+        repaired_prints_as(Lang::TypeScript, "export const f = dual<<K>(key: K) => (s: S<K>) => K, <K>(s: S<K>, key: K) => K>(2, g)\n", broken);
     }
 
     #[test]
