@@ -9,13 +9,13 @@
 //! an ambiguous one designates exactly its declaration (it is what a rebind writes).
 
 use knit_anchors::{baseline, target, Baseline};
-use knit_syntax::{Declaration, Fragment, Lang, Resolution};
+use knit_syntax::{FileSyntax, Fragment, Lang, Resolution};
 use std::sync::OnceLock;
 
 /// Declarations of one fixture file per language, parsed once per process.
-fn fixture_decls() -> &'static [Vec<Declaration>] {
-    static DECLS: OnceLock<Vec<Vec<Declaration>>> = OnceLock::new();
-    DECLS.get_or_init(|| {
+fn fixture_files() -> &'static [FileSyntax] {
+    static FILES: OnceLock<Vec<FileSyntax>> = OnceLock::new();
+    FILES.get_or_init(|| {
         let files: [(Lang, &str); 8] = [
             (Lang::TypeScript, include_str!("../../fixtures/anchors/ts/003-fresh-prettier-no-semi/before/src/cart.ts")),
             (Lang::Tsx, include_str!("../../fixtures/anchors/ts/047-tsx-component-moved-renamed/before/src/PickList.tsx")),
@@ -26,7 +26,7 @@ fn fixture_decls() -> &'static [Vec<Declaration>] {
             (Lang::Go, include_str!("../../fixtures/anchors/go/002-fresh-formatter-only/before/shop/cart.go")),
             (Lang::Kotlin, include_str!("../../fixtures/anchors/kotlin/002-fresh-formatter-only/before/src/main/kotlin/shop/Checkout.kt")),
         ];
-        files.iter().map(|(lang, src)| knit_syntax::parse(*lang, src).declarations).collect()
+        files.iter().map(|(lang, src)| knit_syntax::parse(*lang, src)).collect()
     })
 }
 
@@ -53,14 +53,15 @@ pub fn run(data: &[u8]) {
     let shown = fragment.to_string();
     assert_eq!(Fragment::parse(&shown).as_ref(), Ok(&fragment), "{text:?} prints as {shown:?}, which parses differently");
     let _ = fragment.simple_name();
-    for decls in fixture_decls() {
-        match fragment.resolve(decls) {
+    for syn in fixture_files() {
+        let decls = &syn.declarations;
+        match fragment.resolve(syn) {
             Resolution::Unique(i) => assert!(i < decls.len()),
             Resolution::NotFound => {}
             Resolution::Ambiguous(options) => {
                 for (i, exact) in options {
                     let f = Fragment::parse(&exact).unwrap_or_else(|e| panic!("exact fragment {exact:?} does not parse: {e}"));
-                    assert_eq!(f.designates(decls), vec![i], "exact fragment {exact:?} does not designate declaration {i} alone");
+                    assert_eq!(f.designates(syn), vec![i], "exact fragment {exact:?} does not designate declaration {i} alone");
                 }
             }
         }

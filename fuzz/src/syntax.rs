@@ -22,9 +22,9 @@ pub fn run(data: &[u8]) {
         assert!(src.get(range.clone()).is_some(), "{} spans bytes {range:?} of a {}-byte file", d.qualified_name, src.len());
         assert!(1 <= d.start_line && d.start_line <= d.end_line, "{}: lines {}-{}", d.qualified_name, d.start_line, d.end_line);
         assert!(d.start_line <= d.name_line && d.name_line <= d.end_line, "{}: name line {} outside {}-{}", d.qualified_name, d.name_line, d.start_line, d.end_line);
-        let exact = exact_fragment(decls, i);
+        let exact = exact_fragment(&syntax, i);
         let f = Fragment::parse(&exact).unwrap_or_else(|e| panic!("exact fragment {exact:?} of {} does not parse: {e}", d.qualified_name));
-        assert_eq!(f.designates(decls), vec![i], "exact fragment {exact:?} does not designate {:?} alone", d.qualified_name);
+        assert_eq!(f.designates(&syntax), vec![i], "exact fragment {exact:?} does not designate {:?} alone", d.qualified_name);
     }
     assert_eq!(knit_syntax::parse(lang, src), syntax, "two parses of the same text differ");
     let line_count = src.split('\n').count() as u32;

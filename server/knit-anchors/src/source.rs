@@ -56,6 +56,9 @@ pub trait SourceTree: Sync {
 pub struct DeclCache {
     map: Mutex<LruMap>,
     store: Option<Box<dyn DeclStore>>,
+    /// Look-ups so far (each hashes the whole text): tests hold a check to one per file.
+    #[cfg(test)]
+    lookups: std::sync::atomic::AtomicU64,
 }
 
 /// At most this many parses are kept in memory. Above the repository-wide stages' file
@@ -106,7 +109,7 @@ pub trait DeclStore: Send + Sync {
 
 impl DeclCache {
     pub fn with_store(store: Box<dyn DeclStore>) -> Self {
-        DeclCache { map: Mutex::new(LruMap::default()), store: Some(store) }
+        DeclCache { store: Some(store), ..DeclCache::default() }
     }
 
     /// The declarations of `text` parsed as `lang`, from cache when possible.
@@ -119,6 +122,8 @@ impl DeclCache {
     /// [`FileSyntax::timed_out`]. A file cut short is never cached, in memory or in the
     /// store: the next check reads it again.
     pub fn parse_until(&self, lang: Lang, text: &str, deadline: Option<Instant>) -> Arc<FileSyntax> {
+        #[cfg(test)]
+        self.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let key = *blake3::hash(text.as_bytes()).as_bytes();
         if let Some(hit) = self.map.lock().ok().and_then(|mut m| m.get(&(lang, key))) {
             return hit;
@@ -194,6 +199,21 @@ impl SourceTree for MemTree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_check_looks_a_file_up_in_the_parse_cache_once_however_many_anchors_it_has() {
+        // The cache is keyed by a hash of the whole text: asked once per anchor, a check
+        // of a file anchored everywhere hashed it once per anchor (quadratic).
+        let mut tree = MemTree::new();
+        tree.insert("src/a.ts", (0..40).map(|i| format!("export function f{i}() {{ return {i}; }}\n")).collect::<String>());
+        tree.insert("docs/a.md", (0..40).map(|i| format!("- [f{i}](../src/a.ts#f{i})\n")).collect::<String>());
+        let cache = DeclCache::default();
+        let cfg = crate::engine::CheckConfig::default();
+        let report = crate::engine::check(&tree, &cache, &cfg, &["docs/a.md".to_string()], &Default::default());
+        assert_eq!(report.anchors.len(), 40);
+        assert!(report.anchors.iter().all(|a| a.detail.now.as_ref().is_some_and(|n| n.path == "src/a.ts")), "every anchor resolved");
+        assert_eq!(cache.lookups.load(std::sync::atomic::Ordering::Relaxed), 1);
+    }
 
     #[test]
     fn the_parse_cache_is_bounded_and_keeps_what_is_used() {

@@ -101,7 +101,7 @@ pub fn last_segment(qualified: &str) -> &str {
 }
 
 /// What one parse of a file yields.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileSyntax {
     pub declarations: Vec<Declaration>,
     /// The file has at least one syntax error somewhere.
@@ -124,7 +124,41 @@ pub struct FileSyntax {
     /// HonoBase }`): facts about the file, not declarations — the declaration keeps its
     /// own name and identity, and `#HonoBase` resolves to it ([`FileSyntax::resolve`]).
     pub aliases: Vec<ExportAlias>,
+    /// `declarations` by qualified name, built on the first look-up by name (so
+    /// `declarations` must not change after one).
+    #[serde(skip)]
+    pub(crate) names: NameIndex,
 }
+
+/// The indices of a file's declarations sorted by qualified name (then by index): a
+/// fragment finds its declarations by binary search. A scan of every declaration per
+/// look-up made a check of a file anchored everywhere quadratic (zod's 1 000-declaration
+/// files, a look-up or three per anchor: most of a warm re-check's time). Not part of a
+/// file's value: it compares equal whether built or not.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NameIndex(std::sync::OnceLock<Box<[u32]>>);
+
+/// The file's value, as `==` compares it: the name index is left out.
+impl std::fmt::Debug for FileSyntax {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileSyntax")
+            .field("declarations", &self.declarations)
+            .field("has_error", &self.has_error)
+            .field("too_deep", &self.too_deep)
+            .field("timed_out", &self.timed_out)
+            .field("over_budget", &self.over_budget)
+            .field("aliases", &self.aliases)
+            .finish()
+    }
+}
+
+impl PartialEq for NameIndex {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for NameIndex {}
 
 /// `export { local as alias }` in a file that declares `local`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,11 +168,22 @@ pub struct ExportAlias {
 }
 
 impl FileSyntax {
+    /// Indices of the declarations whose qualified name is `name`, in file order.
+    pub fn named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = usize> + 's {
+        let order = self.names.0.get_or_init(|| {
+            let mut order: Vec<u32> = (0..self.declarations.len() as u32).collect();
+            order.sort_by(|&a, &b| self.declarations[a as usize].qualified_name.cmp(&self.declarations[b as usize].qualified_name).then(a.cmp(&b)));
+            order.into_boxed_slice()
+        });
+        let start = order.partition_point(|&i| self.declarations[i as usize].qualified_name.as_str() < name);
+        order[start..].iter().map(|&i| i as usize).take_while(move |&i| self.declarations[i].qualified_name == name)
+    }
+
     /// The declaration `fragment` designates: by its own names first, then through an
     /// export alias (`HonoBase.fetch` → `Hono.fetch` when the file exports `Hono as
     /// HonoBase`). An alias never makes a name that already resolves ambiguous.
     pub fn resolve(&self, fragment: &crate::Fragment) -> crate::Resolution {
-        let direct = fragment.resolve(&self.declarations);
+        let direct = fragment.resolve(self);
         if !matches!(direct, crate::Resolution::NotFound) {
             return direct;
         }
@@ -153,7 +198,7 @@ impl FileSyntax {
             Some(r) => format!("{local}.{r}"),
             None => local.to_string(),
         };
-        through.resolve(&self.declarations)
+        through.resolve(self)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::similarity::{edit_distance, name_similarity};
 pub use crate::decl::strip_labels;
-use crate::decl::{last_segment, Declaration, IdentityKind};
+use crate::decl::{last_segment, Declaration, FileSyntax, IdentityKind};
 
 /// A parsed symbol fragment.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -74,20 +74,21 @@ impl Fragment {
     }
 
     /// Resolves against one file's declarations.
-    pub fn resolve(&self, decls: &[Declaration]) -> Resolution {
-        let matched = self.designates(decls);
+    pub fn resolve(&self, syn: &FileSyntax) -> Resolution {
+        let matched = self.designates(syn);
         match matched.len() {
             0 => Resolution::NotFound,
             1 => Resolution::Unique(matched[0]),
-            _ => Resolution::Ambiguous(matched.iter().map(|&i| (i, exact_fragment(decls, i))).collect()),
+            _ => Resolution::Ambiguous(matched.iter().map(|&i| (i, exact_fragment(syn, i))).collect()),
         }
     }
 
     /// [`Fragment::matching`], plus one preference: a Rust type and its `impl` blocks
     /// share a name, and the bare name means the type (`#Session`, not
     /// `#struct:Session`); `impl:Session~2` names a block.
-    pub fn designates(&self, decls: &[Declaration]) -> Vec<usize> {
-        let matched = self.matching(decls);
+    pub fn designates(&self, syn: &FileSyntax) -> Vec<usize> {
+        let decls = &syn.declarations;
+        let matched = self.matching(syn);
         if matched.len() > 1 && self.kind.is_none() && self.ordinal.is_none() {
             let not_impl: Vec<usize> = matched.iter().copied().filter(|&i| decls[i].kind != "impl").collect();
             if not_impl.len() == 1 {
@@ -98,14 +99,18 @@ impl Fragment {
     }
 
     /// Indices of the declarations this fragment designates (before uniqueness).
-    pub fn matching(&self, decls: &[Declaration]) -> Vec<usize> {
+    pub fn matching(&self, syn: &FileSyntax) -> Vec<usize> {
+        let decls = &syn.declarations;
         // Spaces inside parameter lists are layout: `pay(items, tip)` = `pay(items,tip)`.
         let spaced = self.name.contains(' ');
-        let wanted: std::borrow::Cow<str> =
-            if spaced { self.name.replace(' ', "").into() } else { self.name.as_str().into() };
-        let mut by_name: Vec<usize> = (0..decls.len())
-            .filter(|&i| decls[i].qualified_name == *wanted || (spaced && decls[i].qualified_name.replace(' ', "") == *wanted))
-            .collect();
+        let mut by_name: Vec<usize> = if spaced {
+            let wanted = self.name.replace(' ', "");
+            (0..decls.len())
+                .filter(|&i| decls[i].qualified_name == wanted || decls[i].qualified_name.replace(' ', "") == wanted)
+                .collect()
+        } else {
+            syn.named(&self.name).collect()
+        };
         if by_name.is_empty() && !self.name.contains('(') {
             // `Mixer.blend` finds `Mixer.blend(first:second:)` when the base name is unique.
             by_name = (0..decls.len())
@@ -183,14 +188,14 @@ pub fn identity_of_kind(kind: &str) -> Option<IdentityKind> {
 
 /// The shortest fragment that designates `decls[i]` alone: `name`, else `kind:name`,
 /// else `kind:name~N`.
-pub fn exact_fragment(decls: &[Declaration], i: usize) -> String {
-    let d = &decls[i];
+pub fn exact_fragment(syn: &FileSyntax, i: usize) -> String {
+    let d = &syn.declarations[i];
     let plain = Fragment { kind: None, name: d.qualified_name.clone(), ordinal: None };
-    if plain.designates(decls) == [i] {
+    if plain.designates(syn) == [i] {
         return plain.to_string();
     }
     let kinded = Fragment { kind: Some(d.kind.clone()), name: d.qualified_name.clone(), ordinal: None };
-    let same = kinded.matching(decls);
+    let same = kinded.matching(syn);
     if same == [i] {
         return kinded.to_string();
     }
@@ -246,5 +251,27 @@ mod tests {
         assert!(!equal_without_labels("A.b(x:y:)", "A.bc"));
         assert!(!equal_without_labels("A.bc(x:)", "A.b"));
         assert!(!equal_without_labels("A.b", "A.b"));
+    }
+
+    #[test]
+    fn fragments_find_declarations_by_name_in_file_order() {
+        // Rust: a type and its impl blocks share a name, interleaved with other names; the
+        // look-up by name (a binary search in the file's name index) must give them in
+        // file order, which ordinals count in.
+        let src = "struct S;\nfn a() {}\nimpl S { fn m(&self) {} }\nfn z() {}\nimpl S { fn n(&self) {} }\nfn b() {}\nimpl S {}\n";
+        let syn = crate::parse(crate::Lang::Rust, src);
+        let scan = |name: &str| syn.declarations.iter().enumerate().filter(|(_, d)| d.qualified_name == name).map(|(i, _)| i).collect::<Vec<_>>();
+        let named: Vec<usize> = syn.named("S").collect();
+        assert_eq!(named, scan("S"));
+        assert_eq!(named.len(), 4);
+        for d in &syn.declarations {
+            assert_eq!(syn.named(&d.qualified_name).collect::<Vec<_>>(), scan(&d.qualified_name));
+        }
+        assert_eq!(syn.named("S.").count() + syn.named("").count() + syn.named("zz").count(), 0);
+        let third = Fragment::parse("impl:S~2").unwrap();
+        assert_eq!(third.resolve(&syn), Resolution::Unique(named[2]));
+        assert_eq!(Fragment::parse("S").unwrap().resolve(&syn), Resolution::Unique(named[0]));
+        // The index is not part of the file's value.
+        assert_eq!(syn, crate::parse(crate::Lang::Rust, src));
     }
 }

@@ -34,6 +34,8 @@ pub(crate) enum NodeRule {
 #[derive(Clone, Copy)]
 pub(crate) struct Ancestor<'t> {
     pub node: Node<'t>,
+    /// Its kind (as [`At::kind`]).
+    pub kind: &'static str,
     /// The language's `leads` flag of this ancestor.
     pub leads: bool,
     /// Its rule was [`NodeRule::DropDelimiters`].
@@ -47,6 +49,8 @@ pub(crate) struct Ancestor<'t> {
 pub(crate) struct At<'a, 't> {
     /// Ancestors, the root first and the parent last.
     ancestors: &'a [Ancestor<'t>],
+    /// The node's kind (`Node::kind`, read from the [`KindTable`]).
+    pub kind: &'static str,
     /// Position among the parent's children (anonymous children and comments counted).
     pub index: usize,
     /// The next sibling that is not a comment (only for rules that ask for it, see
@@ -67,7 +71,7 @@ impl<'t> At<'_, 't> {
     }
 
     pub fn parent_kind(&self) -> &'static str {
-        self.ancestor(1).map_or("", |a| a.node.kind())
+        self.ancestor(1).map_or("", |a| a.kind)
     }
 
     /// The node is its parent's first child (`prev_sibling()` is none).
@@ -77,7 +81,17 @@ impl<'t> At<'_, 't> {
 }
 
 pub(crate) trait TokenRules {
+    /// What `node` contributes. Comments never reach it: the walk drops them for every
+    /// language.
     fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule;
+
+    /// Every node kind for which [`rule`](Self::rule) may answer anything but
+    /// [`NodeRule::Descend`]; `None` (the default) when the answer can depend on more
+    /// than the kind, so every node is asked. The walk asks the rule only for these kinds
+    /// (a call per node, most of them answered `Descend`, was a fifth of the walk).
+    fn rule_kinds(&self) -> Option<&'static [&'static str]> {
+        None
+    }
 
     /// A flag every node inherits down the walk, computed from the node's place (its
     /// parent's flag is `at.ancestor(1).leads`). Python and Kotlin mark the first token
@@ -112,6 +126,71 @@ pub(crate) trait TokenRules {
 /// ships: `string_fragment`, Swift's `line_str_text`, `multi_line_str_text`, …
 fn is_string_content(kind: &str) -> bool {
     kind.contains("str") || kind.contains("fragment") || kind.ends_with("_content")
+}
+
+/// What the token walk needs of each node kind of one grammar, by kind id, so that no
+/// node's kind name is read from tree-sitter (a C string measured and checked as UTF-8
+/// every time, a quarter of the walk's time when every node was asked): the name, whether
+/// the rule is asked ([`TokenRules::rule_kinds`]), whether the kind is a comment and
+/// whether a named leaf of it is string content. Ids outside the table (the error
+/// symbol) take the slow path, by name.
+pub(crate) struct KindTable {
+    kinds: Box<[(&'static str, u8)]>,
+}
+
+const ASK_RULE: u8 = 1;
+const STRING_CONTENT: u8 = 2;
+const COMMENT: u8 = 4;
+
+/// A node's kind as the walk reads it from the [`KindTable`].
+struct KindFacts {
+    name: &'static str,
+    ask_rule: bool,
+    /// A comment: an extra node (every grammar knit ships makes comments extras) whose
+    /// kind name says so (`comment`, `line_comment`, `block_comment`, …).
+    comment: bool,
+    string_content: bool,
+}
+
+impl KindTable {
+    /// The table of `language`'s kinds for rules that ask about `rule_kinds` (None: every
+    /// kind is asked).
+    pub(crate) fn new(language: &tree_sitter::Language, rule_kinds: Option<&[&str]>) -> Self {
+        let kinds = (0..language.node_kind_count())
+            .map(|id| {
+                let name = language.node_kind_for_id(id as u16).unwrap_or("");
+                let ask = rule_kinds.is_none_or(|kinds| kinds.contains(&name));
+                let flags = (if ask { ASK_RULE } else { 0 })
+                    | (if is_string_content(name) { STRING_CONTENT } else { 0 })
+                    | (if name.contains("comment") { COMMENT } else { 0 });
+                (name, flags)
+            })
+            .collect();
+        KindTable { kinds }
+    }
+
+    /// The name and comment flag the walk reads for `node`.
+    #[cfg(test)]
+    pub(crate) fn facts_for_tests(&self, node: Node) -> (&'static str, bool) {
+        let f = self.facts(node);
+        (f.name, f.comment)
+    }
+
+    fn facts(&self, node: Node) -> KindFacts {
+        let (name, flags) = match self.kinds.get(node.kind_id() as usize) {
+            Some(&(name, flags)) => (name, flags),
+            None => {
+                let name = node.kind();
+                (name, ASK_RULE | if is_string_content(name) { STRING_CONTENT } else { 0 } | if name.contains("comment") { COMMENT } else { 0 })
+            }
+        };
+        KindFacts {
+            name,
+            ask_rule: flags & ASK_RULE != 0,
+            comment: flags & COMMENT != 0 && node.is_extra(),
+            string_content: flags & STRING_CONTENT != 0,
+        }
+    }
 }
 
 /// Work done by one parse and the deadline it runs under. Every loop of the extraction
@@ -165,7 +244,7 @@ struct Pending<'t> {
 /// deadline passed first. The walk uses an explicit stack (pathological nesting must
 /// not overflow the thread's stack) and keeps the ancestors of the current node, which
 /// is how rules learn their context in O(1).
-fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Range<usize>], clock: &mut Clock) -> Option<FileTokens> {
+fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, kinds: &KindTable, excised: &[Range<usize>], clock: &mut Clock) -> Option<FileTokens> {
     let mut out = FileTokens::with_capacity(src.len());
     // Spans a grammar-gap repair hid from the parser (sorted, disjoint): their tokens are
     // hashed where they stand, as a grammar that read them would have.
@@ -184,10 +263,24 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Rang
             return None;
         }
         ancestors.truncate(depth as usize);
-        let mut at = At { ancestors: &ancestors, index: index as usize, next, leads: false };
+        let facts = kinds.facts(node);
+        if facts.comment {
+            continue;
+        }
+        let mut at = At { ancestors: &ancestors, kind: facts.name, index: index as usize, next, leads: false };
         at.leads = rules.leads(node, &at);
-        clock.rule_calls += 1;
-        let rule = rules.rule(node, &at, src);
+        let rule = if facts.ask_rule {
+            clock.rule_calls += 1;
+            rules.rule(node, &at, src)
+        } else {
+            // Tests and debug builds hold every language's `rule_kinds` to its `rule`.
+            debug_assert!(
+                matches!(rules.rule(node, &at, src), NodeRule::Descend),
+                "`{}` is not in rule_kinds, yet its rule is not Descend",
+                node.kind()
+            );
+            NodeRule::Descend
+        };
         let leads = at.leads;
         let drop_delimiters = matches!(rule, NodeRule::DropDelimiters);
         match rule {
@@ -207,7 +300,7 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Rang
             // Only named leaves can be string content; anonymous ones are punctuation and
             // keywords (this test runs for every token). Whitespace inside string content
             // is the program's data, not layout.
-            let verbatim = node.is_named() && is_string_content(node.kind());
+            let verbatim = facts.string_content && node.is_named();
             let text = if verbatim { raw } else { raw.trim() };
             if !text.is_empty() {
                 phantoms.flush_before(node.start_byte(), src, rules, &mut out);
@@ -238,7 +331,7 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Rang
         } else {
             0..kids.len()
         };
-        ancestors.push(Ancestor { node, leads, dropped: drop_delimiters });
+        ancestors.push(Ancestor { node, kind: facts.name, leads, dropped: drop_delimiters });
         // Pushed last to first so they pop in order; each knows its next non-comment
         // sibling (among all children, dropped delimiters included).
         let mut next_kept: Option<Node> = None;
@@ -249,7 +342,7 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Rang
                     nexts.push(next_kept);
                 }
             }
-            if !is_comment(kids[i]) {
+            if wants_next && !is_comment(kids[i]) {
                 next_kept = Some(kids[i]);
             }
         }
@@ -346,6 +439,7 @@ pub(crate) fn closing_quote(b: &[u8], open: usize) -> Option<usize> {
 /// equals a fresh walk of the sub-node.
 pub(crate) struct TokenStreams<'t> {
     root: Node<'t>,
+    kinds: &'static KindTable,
     /// Spans hidden from the parser by a grammar-gap repair (see `lang::Repair`).
     excised: Vec<Range<usize>>,
     file: Option<FileTokens>,
@@ -447,20 +541,20 @@ impl FileTokens {
 /// The texts a file's stream hashes, in order (tests compare a repaired parse's stream with
 /// the source's own tokens).
 #[cfg(test)]
-pub(crate) fn hashed_texts(root: Node, src: &str, rules: &dyn TokenRules, excised: &[Range<usize>]) -> Vec<String> {
-    let file = collect_tokens(root, src, rules, excised, &mut Clock::new(None)).expect("no deadline");
+pub(crate) fn hashed_texts(root: Node, src: &str, rules: &dyn TokenRules, kinds: &KindTable, excised: &[Range<usize>]) -> Vec<String> {
+    let file = collect_tokens(root, src, rules, kinds, excised, &mut Clock::new(None)).expect("no deadline");
     file.bytes.split(|&b| b == SEPARATOR).filter(|t| !t.is_empty()).map(|t| String::from_utf8_lossy(t).into_owned()).collect()
 }
 
 impl<'t> TokenStreams<'t> {
-    pub(crate) fn new(root: Node<'t>, excised: Vec<Range<usize>>) -> Self {
-        TokenStreams { root, excised, file: None }
+    pub(crate) fn new(root: Node<'t>, kinds: &'static KindTable, excised: Vec<Range<usize>>) -> Self {
+        TokenStreams { root, kinds, excised, file: None }
     }
 
     /// The file's tokens; None when the deadline passed before the file was walked.
     fn file(&mut self, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<&FileTokens> {
         if self.file.is_none() {
-            self.file = Some(collect_tokens(self.root, src, rules, &self.excised, clock)?);
+            self.file = Some(collect_tokens(self.root, src, rules, self.kinds, &self.excised, clock)?);
         }
         self.file.as_ref()
     }

@@ -101,7 +101,7 @@ impl Session<'_> {
             match syn.resolve(fragment) {
                 Resolution::Unique(i) => {
                     let d = &syn.declarations[i];
-                    let now = now_of(path, &syn.declarations, i);
+                    let now = now_of(path, &syn, i);
                     if d.has_error {
                         return Verdict::new(
                             State::Unchecked,
@@ -209,7 +209,7 @@ impl Session<'_> {
                                 Candidate {
                                     kind: syn.declarations[i].kind.clone(),
                                     similarity: Some((similar * 100.0).round() as u8),
-                                    ..Candidate::new(path, exact_fragment(&syn.declarations, i), syn.declarations[i].name_line, "name spelled alike")
+                                    ..Candidate::new(path, exact_fragment(&syn, i), syn.declarations[i].name_line, "name spelled alike")
                                 }
                             })
                             .collect::<Vec<_>>();
@@ -260,7 +260,7 @@ impl Session<'_> {
                 if p == path {
                     continue;
                 }
-                for di in fragment.designates(&syn.declarations) {
+                for di in fragment.designates(&syn) {
                     if syn.declarations[di].identity == identity {
                         stage2.push((fi, di));
                     }
@@ -303,11 +303,11 @@ impl Session<'_> {
         let cand = |fi: usize, di: usize, why: &str| -> Candidate {
             let (p, syn) = &repo.files[fi];
             let d = &syn.declarations[di];
-            Candidate { kind: d.kind.clone(), ..Candidate::new(p.clone(), exact_fragment(&syn.declarations, di), d.name_line, why) }
+            Candidate { kind: d.kind.clone(), ..Candidate::new(p.clone(), exact_fragment(&syn, di), d.name_line, why) }
         };
         let now_at = |fi: usize, di: usize| -> Now {
             let (p, syn) = &repo.files[fi];
-            now_of(p, &syn.declarations, di)
+            now_of(p, &syn, di)
         };
         let exact2: Vec<(usize, usize)> =
             stage2.iter().copied().filter(|&(fi, di)| repo.files[fi].1.declarations[di].fingerprint == fingerprint).collect();
@@ -325,7 +325,7 @@ impl Session<'_> {
         }
         if let Some(h) = &hinted {
             if stage3.len() == 1 {
-                let now = now_of(path, &h.declarations, stage3[0]);
+                let now = now_of(path, &h, stage3[0]);
                 let new = now.symbol.clone().unwrap_or_default();
                 return Verdict::new(State::Renamed, "body_matched", format!("`{old}` was renamed to `{new}` in {path}"))
                     .with_now(now);
@@ -341,7 +341,7 @@ impl Session<'_> {
                         .iter()
                         .map(|&di| Candidate {
                             kind: h.declarations[di].kind.clone(),
-                            ..Candidate::new(path, exact_fragment(&h.declarations, di), h.declarations[di].name_line, "same body as reviewed, other name")
+                            ..Candidate::new(path, exact_fragment(&h, di), h.declarations[di].name_line, "same body as reviewed, other name")
                         })
                         .collect(),
                 );
@@ -422,12 +422,12 @@ fn container_of(qualified: &str) -> &str {
     qualified[..qualified.len() - last.len()].trim_end_matches('.')
 }
 
-pub(crate) fn now_of(path: &str, decls: &[Declaration], i: usize) -> Now {
-    let d = &decls[i];
+pub(crate) fn now_of(path: &str, syn: &FileSyntax, i: usize) -> Now {
+    let d = &syn.declarations[i];
     Now {
         path: path.to_string(),
         symbol: Some(d.qualified_name.clone()),
-        fragment: Some(exact_fragment(decls, i)),
+        fragment: Some(exact_fragment(syn, i)),
         kind: Some(d.kind.clone()),
         line: d.name_line,
         end_line: Some(d.end_line),

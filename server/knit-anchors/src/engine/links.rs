@@ -304,7 +304,7 @@ pub fn mention_suggestion(session: &mut Session, doc: &str, m: &markdown::Mentio
     let dest_path = relative_dest(doc_path, &path);
     let (dest, kind) = match session.declarations(&path) {
         Some(syn) => match covering_declaration(&syn.declarations, m.start, m.end) {
-            Some(i) => (format!("{dest_path}#{}", exact_fragment(&syn.declarations, i)), "symbol"),
+            Some(i) => (format!("{dest_path}#{}", exact_fragment(&syn, i)), "symbol"),
             None => (line_dest(&dest_path, m.start, m.end), "lines"),
         },
         None => (line_dest(&dest_path, m.start, m.end), "lines"),

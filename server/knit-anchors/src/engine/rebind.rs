@@ -84,7 +84,7 @@ pub(super) fn rank(repo: &RepoIndex, want: &Wanted, max: usize, min_percent: u8)
             }
             let c = Candidate {
                 path: path.clone(),
-                symbol: exact_fragment(&syn.declarations, di),
+                symbol: exact_fragment(&syn, di),
                 line: d.name_line,
                 kind: d.kind.clone(),
                 similarity: Some(percent),

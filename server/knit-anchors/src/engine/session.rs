@@ -32,6 +32,11 @@ pub struct Session<'a> {
     pub cache: &'a DeclCache,
     pub budget: Budget,
     pub(super) seen: HashMap<String, Seen>,
+    /// Each file's declarations as this session read them, with the language they were
+    /// read as. The shared cache is keyed by content, which costs a hash of the whole
+    /// text per look-up: asked once per anchor, that hashed a large file once for each
+    /// of its anchors (a warm re-check of zod spent 38 % of its time in blake3).
+    parsed: HashMap<String, (Lang, Arc<FileSyntax>)>,
     pub(super) repo: Option<RepoIndex>,
     /// Files parsed by an earlier print scheme's rules, for baselines of that scheme.
     legacy: HashMap<(String, u8), Arc<FileSyntax>>,
@@ -58,7 +63,7 @@ pub struct Session<'a> {
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None, by_file_name: None, near_miss_work: 0, swift_present: None }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), parsed: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None, by_file_name: None, near_miss_work: 0, swift_present: None }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted
@@ -68,29 +73,30 @@ impl<'a> Session<'a> {
         let budget = &self.budget;
         let tree = self.tree;
         let cache = self.cache;
-        let got: Vec<(String, Seen)> = todo
+        let got: Vec<(String, Seen, Option<(Lang, Arc<FileSyntax>)>)> = todo
             .par_iter()
             .map(|p| {
                 if !budget.admit() {
-                    return ((*p).clone(), Seen::OverBudget);
+                    return ((*p).clone(), Seen::OverBudget, None);
                 }
-                let seen = match tree.read(p, budget.cfg.max_file_bytes) {
+                match tree.read(p, budget.cfg.max_file_bytes) {
                     Ok(t) => {
                         budget.spend(t.len() as u64);
-                        if let Some(lang) = Lang::from_path(p) {
-                            budget.parse(cache, lang, strip_bom(&t));
-                        }
-                        Seen::Text(t)
+                        let syntax = Lang::from_path(p).map(|lang| (lang, budget.parse(cache, lang, strip_bom(&t))));
+                        ((*p).clone(), Seen::Text(t), syntax)
                     }
-                    Err(e) => Seen::Error(e),
-                };
-                ((*p).clone(), seen)
+                    Err(e) => ((*p).clone(), Seen::Error(e), None),
+                }
             })
             .collect();
-        for (p, s) in got {
-            if !matches!(s, Seen::OverBudget) {
-                self.seen.insert(p, s);
+        for (p, s, syntax) in got {
+            if matches!(s, Seen::OverBudget) {
+                continue;
             }
+            if let Some(syntax) = syntax {
+                self.parsed.insert(p.clone(), syntax);
+            }
+            self.seen.insert(p, s);
         }
     }
 
@@ -119,7 +125,13 @@ impl<'a> Session<'a> {
     pub(super) fn parsed(&mut self, path: &str, lang: Lang) -> Result<(Arc<str>, Arc<FileSyntax>), Seen> {
         match self.read(path) {
             Seen::Text(t) => {
+                if let Some((l, syntax)) = self.parsed.get(path) {
+                    if *l == lang {
+                        return Ok((t, syntax.clone()));
+                    }
+                }
                 let syntax = self.budget.parse(self.cache, lang, strip_bom(&t));
+                self.parsed.insert(path.to_string(), (lang, syntax.clone()));
                 Ok((t, syntax))
             }
             other => Err(other),
@@ -211,7 +223,7 @@ impl<'a> Session<'a> {
                         }
                         let unique = body_unique(&syn.declarations, i);
                         let in_container = body_unique_in_container(&syn.declarations, i);
-                        let now = now_of(&path, &syn.declarations, i);
+                        let now = now_of(&path, &syn, i);
                         let d = d.clone();
                         let ws = self.workspace_facts(&path, &fragment, &d);
                         Ok((Baseline::of_declaration(&d, unique, in_container, ws), Some(now)))

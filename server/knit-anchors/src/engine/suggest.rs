@@ -276,7 +276,7 @@ impl Session<'_> {
                         }
                     }
                 };
-                let fragment = |(f, d): (usize, usize)| exact_fragment(&repo.files[f].1.declarations, d);
+                let fragment = |(f, d): (usize, usize)| exact_fragment(&repo.files[f].1, d);
                 match chosen {
                     Some(c) => {
                         let dest = format!("{}#{}", relative_dest(doc, &repo.files[c.0].0), fragment(c));

@@ -241,7 +241,7 @@ impl Session<'_> {
                 found.retain(in_module);
             }
         }
-        let targets: Vec<Now> = found.iter().map(|&(fi, di)| super::now_of(&index.files[fi].0, &index.files[fi].1.declarations, di)).collect();
+        let targets: Vec<Now> = found.iter().map(|&(fi, di)| super::now_of(&index.files[fi].0, &index.files[fi].1, di)).collect();
         let mut broken = None;
         if targets.is_empty() && index.complete {
             // The container the link names, if the workspace has it: then the member is

@@ -239,7 +239,7 @@ fn symbol_items(loc: &Located, path_part: &str, typed: &str, range: Range, add_t
         if items.len() >= MAX_ITEMS {
             break;
         }
-        let frag = exact_fragment(&syn.declarations, i);
+        let frag = exact_fragment(&syn, i);
         let Some(rest) = frag.strip_prefix(container) else { continue };
         if rest.is_empty() {
             continue;

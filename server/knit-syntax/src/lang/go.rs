@@ -25,7 +25,7 @@
 
 use super::{named_children, no_aliases, no_repairs, DeclSpec, Extract, LanguageSpec, Lang, Parent};
 use crate::decl::{IdentityKind, Import};
-use crate::tokens::{is_comment, At, NodeRule, TokenRules};
+use crate::tokens::{At, NodeRule, TokenRules};
 use tree_sitter::Node;
 
 pub(crate) static GO: LanguageSpec = LanguageSpec {
@@ -255,10 +255,7 @@ pub(crate) struct GoRules;
 
 impl TokenRules for GoRules {
     fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
-        if is_comment(node) {
-            return NodeRule::Skip;
-        }
-        match node.kind() {
+        match at.kind {
             ";" => NodeRule::Skip,
             "parenthesized_expression" if parens_redundant(node, at) => NodeRule::DropDelimiters,
             _ if node.child_count() == 0 => match spec_keyword(at, src) {

@@ -343,10 +343,7 @@ pub(crate) struct KotlinRules;
 
 impl TokenRules for KotlinRules {
     fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
-        if is_comment(node) {
-            return NodeRule::Skip;
-        }
-        match node.kind() {
+        match at.kind {
             ";" => NodeRule::Skip,
             "string_literal" | "multiline_string_literal" => NodeRule::Emit(string_value(node, src)),
             "modifiers" if !named_children(node).iter().any(|m| m.kind() == "annotation") => {
@@ -367,13 +364,13 @@ impl TokenRules for KotlinRules {
     /// body (except the body's braces, and except the statement of a braced single
     /// statement body, which is written without braces too), or the first child of a
     /// node that does.
-    fn leads(&self, node: Node, at: &At) -> bool {
+    fn leads(&self, _node: Node, at: &At) -> bool {
         match at.ancestor(1) {
             None => false,
-            Some(p) if matches!(p.node.kind(), "block" | "source_file" | "class_body" | "statements" | "lambda_literal") => {
+            Some(p) if matches!(p.kind, "block" | "source_file" | "class_body" | "statements" | "lambda_literal") => {
                 // A block's rule drops its braces exactly when it is a single-statement body.
-                let dropped_braces = p.node.kind() == "block" && p.dropped;
-                !(matches!(node.kind(), "{" | "}") || dropped_braces)
+                let dropped_braces = p.kind == "block" && p.dropped;
+                !(matches!(at.kind, "{" | "}") || dropped_braces)
             }
             Some(p) => at.is_first() && p.leads,
         }

@@ -21,7 +21,7 @@ mod swift;
 mod typescript;
 
 use crate::decl::{BodyPrint, Declaration, FileSyntax, IdentityKind, Import, Region};
-use crate::tokens::{fingerprint_nodes, Clock, TokenRules, TokenStreams};
+use crate::tokens::{fingerprint_nodes, Clock, KindTable, TokenRules, TokenStreams};
 use crate::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -160,7 +160,8 @@ fn repaired(source: &str, repairs: &[Repair]) -> Option<(String, Vec<std::ops::R
 const MAX_REPAIRS: usize = 4096;
 
 /// The table. Order does not matter; extensions must not overlap.
-pub(crate) static LANGUAGES: &[&LanguageSpec] = &[
+const LANGUAGE_COUNT: usize = 8;
+pub(crate) static LANGUAGES: &[&LanguageSpec; LANGUAGE_COUNT] = &[
     &typescript::TYPESCRIPT,
     &typescript::TSX,
     &swift::SWIFT,
@@ -170,6 +171,25 @@ pub(crate) static LANGUAGES: &[&LanguageSpec] = &[
     &go::GO,
     &kotlin::KOTLIN,
 ];
+
+/// The token walk's table of `lang`'s node kinds (see [`KindTable`]), built on first use.
+/// The rules of every print scheme of the language are asked about the union of their
+/// kinds.
+fn kind_table(lang: Lang) -> &'static KindTable {
+    static TABLES: [std::sync::OnceLock<KindTable>; LANGUAGE_COUNT] = [const { std::sync::OnceLock::new() }; LANGUAGE_COUNT];
+    let i = LANGUAGES.iter().position(|s| s.lang == lang).expect("every Lang variant has a row in LANGUAGES");
+    TABLES[i].get_or_init(|| {
+        let spec = spec(lang);
+        let mut kinds: Option<Vec<&str>> = Some(Vec::new());
+        for rules in std::iter::once(spec.rules).chain(spec.earlier_rules.iter().map(|(_, r)| *r)) {
+            match (rules.rule_kinds(), kinds.as_mut()) {
+                (Some(k), Some(all)) => all.extend_from_slice(k),
+                _ => kinds = None,
+            }
+        }
+        KindTable::new(&(spec.grammar)(), kinds.as_deref())
+    })
+}
 
 fn spec(lang: Lang) -> &'static LanguageSpec {
     LANGUAGES
@@ -481,7 +501,8 @@ fn error_count(root: Node<'_>) -> usize {
 /// Counts of the work one parse did (see [`crate::parse_counting`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Work {
-    /// Calls of the language's token rules (one per syntax node walked).
+    /// Calls of the language's token rules (one per syntax node walked whose kind they
+    /// ask about, see `TokenRules::rule_kinds`).
     pub rule_calls: u64,
     /// Every other unit of work: nodes visited, tokens hashed, declarations examined,
     /// signature bytes read, members collected.
@@ -518,7 +539,7 @@ fn read(lang: Lang, source: &str, deadline: Option<Instant>, scheme: u8, keep_tr
     };
     let extract = |tree: &Tree, excised: Vec<std::ops::Range<usize>>| {
         let root = tree.root_node();
-        let mut x = Extract::new(source, rules, root, deadline, excised);
+        let mut x = Extract::new(source, rules, kind_table(lang), root, deadline, excised);
         (spec.declarations)(&mut x, root);
         let (mut syntax, work) = x.finish(root.has_error());
         if !syntax.timed_out {
@@ -721,13 +742,13 @@ const SIGNATURE_CHARS: usize = 200;
 const SIGNATURE_SOURCE_BYTES: usize = 16 * 1024;
 
 impl<'s, 't> Extract<'s, 't> {
-    fn new(src: &'s str, rules: &'s dyn TokenRules, root: Node<'t>, deadline: Option<Instant>, excised: Vec<std::ops::Range<usize>>) -> Self {
+    fn new(src: &'s str, rules: &'s dyn TokenRules, kinds: &'static KindTable, root: Node<'t>, deadline: Option<Instant>, excised: Vec<std::ops::Range<usize>>) -> Self {
         Extract {
             src,
             rules,
             out: Vec::new(),
             parents: Vec::new(),
-            streams: TokenStreams::new(root, excised),
+            streams: TokenStreams::new(root, kinds, excised),
             clock: Clock::new(deadline),
             too_deep: Vec::new(),
             name_bytes: 0,
@@ -928,7 +949,7 @@ impl<'s, 't> Extract<'s, 't> {
             })
             .collect();
         let w = work(&self.clock);
-        (FileSyntax { declarations, has_error, too_deep: self.too_deep, timed_out: false, over_budget: false, aliases: Vec::new() }, w)
+        (FileSyntax { declarations, has_error, too_deep: self.too_deep, ..FileSyntax::default() }, w)
     }
 }
 
@@ -954,7 +975,7 @@ mod tests {
         // must notice and report the file as cut short, not as declaring nothing.
         let src = "export function f(a: number) { return [a, a + 1, (a * 2)]; }\n".repeat(500);
         let tree = parse_tree(Lang::TypeScript, &src, None).expect("tree");
-        let mut x = Extract::new(&src, spec(Lang::TypeScript).rules, tree.root_node(), Some(Instant::now()), Vec::new());
+        let mut x = Extract::new(&src, spec(Lang::TypeScript).rules, kind_table(Lang::TypeScript), tree.root_node(), Some(Instant::now()), Vec::new());
         (spec(Lang::TypeScript).declarations)(&mut x, tree.root_node());
         let (fs, work) = x.finish(false);
         assert!(fs.timed_out && fs.declarations.is_empty());
@@ -963,11 +984,50 @@ mod tests {
         assert!(work.steps < full_work.steps, "the walk stopped early: {work:?} of {full_work:?}");
     }
 
+    #[test]
+    fn the_kind_table_names_every_node_as_tree_sitter_does() {
+        // The walk reads kind names from the table by kind id; a grammar's aliases
+        // (`property_identifier`, `type_identifier`) and error nodes must come out as
+        // `Node::kind` says, and every comment is known as one.
+        let samples: &[(Lang, &str)] = &[
+            (Lang::TypeScript, "/** doc */ export class A<T> extends B { x: T = 1; m(a: string): T { return this.x as T; } } // c\nconst o = { 'k': 1, k2: `t${1}` }; let ) broken\n"),
+            (Lang::Tsx, "const v = <div a=\"1\">{/* c */ x}</div>;\nlet ) x\n"),
+            (Lang::JavaScript, "class A { #p = 1; get g() { return /re/g; } } // c\nlet ) x\n"),
+            (Lang::Rust, "/// d\nimpl<T> S<T> { fn f(&self) -> u8 { match x { 1 => 2, _ => { 3 } } } } /* b */ fn (\n"),
+            (Lang::Swift, "struct S { var a: Int { get { return 1 } } } // c\nfunc f() { if (a) {} } func (\n"),
+            (Lang::Python, "class A:\n    def f(self, x=(1,)):  # c\n        return f\"{x}\"\ndef (\n"),
+            (Lang::Go, "package p\n// c\nfunc (r *R) F() int { return (1) }\nfunc (\n"),
+            (Lang::Kotlin, "class A { fun f(): String = \"$x\" } // c\nfun (\n"),
+        ];
+        for (lang, src) in samples {
+            let tree = parse_tree(*lang, src, None).unwrap();
+            let table = kind_table(*lang);
+            let mut c = tree.walk();
+            let mut seen = 0;
+            'walk: loop {
+                let node = c.node();
+                let facts = table.facts_for_tests(node);
+                assert_eq!(facts.0, node.kind(), "{lang:?}: kind id {}", node.kind_id());
+                assert_eq!(facts.1, crate::tokens::is_comment(node), "{lang:?}: {}", node.kind());
+                seen += 1;
+                if c.goto_first_child() {
+                    continue;
+                }
+                while !c.goto_next_sibling() {
+                    if !c.goto_parent() {
+                        break 'walk;
+                    }
+                }
+            }
+            assert!(seen > 20 && tree.root_node().has_error(), "{lang:?}: the sample has an error node and a few kinds");
+        }
+    }
+
     /// What `parse` gives without the language's repairs (the tree as the grammar reads
     /// the text, errors and all).
     fn parse_unrepaired(lang: Lang, src: &str) -> FileSyntax {
         let tree = parse_tree(lang, src, None).unwrap();
-        let mut x = Extract::new(src, spec(lang).rules, tree.root_node(), None, Vec::new());
+        let mut x = Extract::new(src, spec(lang).rules, kind_table(lang), tree.root_node(), None, Vec::new());
         (spec(lang).declarations)(&mut x, tree.root_node());
         x.finish(tree.root_node().has_error()).0
     }
@@ -1070,7 +1130,7 @@ mod tests {
         assert!(!read.has_error && read.declarations.iter().all(|d| !d.has_error), "{src}\n{read:#?}");
         let (_, repaired) = trees(lang, src, None).unwrap();
         let (tree, excised) = repaired.expect("repaired");
-        crate::tokens::hashed_texts(tree.root_node(), src, spec(lang).rules, &excised)
+        crate::tokens::hashed_texts(tree.root_node(), src, spec(lang).rules, kind_table(lang), &excised)
     }
 
     /// Each Kotlin grammar gap (gaps.rs) is cleared by its repair, and the repaired stream
@@ -1177,10 +1237,10 @@ mod tests {
         assert_eq!(read.declarations[0].fingerprint, double.declarations[0].fingerprint);
         let (_, repaired) = trees(Lang::TypeScript, &single, None).unwrap();
         let (tree, excised) = repaired.expect("repaired");
-        let hashed = crate::tokens::hashed_texts(tree.root_node(), &single, spec(Lang::TypeScript).rules, &excised);
+        let hashed = crate::tokens::hashed_texts(tree.root_node(), &single, spec(Lang::TypeScript).rules, kind_table(Lang::TypeScript), &excised);
         let plain = "export function f(a: import('ts-morph').Node) {\n  return a;\n}\n";
         let plain_tree = parse_tree(Lang::TypeScript, plain, None).unwrap();
-        let mut expected = crate::tokens::hashed_texts(plain_tree.root_node(), plain, spec(Lang::TypeScript).rules, &[]);
+        let mut expected = crate::tokens::hashed_texts(plain_tree.root_node(), plain, spec(Lang::TypeScript).rules, kind_table(Lang::TypeScript), &[]);
         let at = expected.iter().position(|t| t == "Node").unwrap();
         expected.splice(at + 1..at + 1, ["[".to_string(), "]".to_string()]);
         assert_eq!(hashed, expected);
@@ -1234,7 +1294,7 @@ mod tests {
         let (_, repaired) = trees(Lang::Tsx, &amp, None).unwrap();
         let (tree, excised) = repaired.expect("repaired");
         let hashed =
-            crate::tokens::hashed_texts(tree.root_node(), &amp, spec(Lang::Tsx).rules, &excised);
+            crate::tokens::hashed_texts(tree.root_node(), &amp, spec(Lang::Tsx).rules, kind_table(Lang::Tsx), &excised);
         assert!(hashed.iter().any(|t| t.contains("/?a=1&b=2")), "{hashed:?}");
     }
 

@@ -221,10 +221,7 @@ pub(crate) static PYTHON_RULES_V1: PythonRules = PythonRules { structural: false
 
 impl TokenRules for PythonRules {
     fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
-        if is_comment(node) {
-            return NodeRule::Skip;
-        }
-        let kind = node.kind();
+        let kind = at.kind;
         match kind {
             ";" => NodeRule::Skip,
             "string" => string_token(node, at, src),
@@ -260,7 +257,7 @@ impl TokenRules for PythonRules {
     fn leads(&self, _node: Node, at: &At) -> bool {
         match at.ancestor(1) {
             None => false,
-            Some(p) if matches!(p.node.kind(), "block" | "module") => true,
+            Some(p) if matches!(p.kind, "block" | "module") => true,
             // A statement's first token after parentheses that are not hashed (`(a, b) =
             // …` is `a, b = …`) leads it in their place (print scheme 2).
             Some(p) => (at.is_first() || (self.structural && p.dropped && at.index == 1)) && p.leads,

@@ -285,11 +285,13 @@ pub(crate) static RUST_RULES: RustRules = RustRules { structural: true };
 pub(crate) static RUST_RULES_V1: RustRules = RustRules { structural: false };
 
 impl TokenRules for RustRules {
+    fn rule_kinds(&self) -> Option<&'static [&'static str]> {
+        // every arm of `rule` below
+        Some(&[";", ",", "block"])
+    }
+
     fn rule(&self, node: Node, at: &At, _src: &str) -> NodeRule {
-        if is_comment(node) {
-            return NodeRule::Skip;
-        }
-        match node.kind() {
+        match at.kind {
             // rustfmt adds `;` after a trailing `return`/`break`/`continue`: both diverge.
             ";" if at.parent_node().is_some_and(|p| {
                 p.kind() == "expression_statement"

@@ -395,11 +395,13 @@ pub(crate) struct SwiftRules {
 static SWIFT_RULES_V2: SwiftRules = SwiftRules { structural: false };
 
 impl TokenRules for SwiftRules {
+    fn rule_kinds(&self) -> Option<&'static [&'static str]> {
+        // every arm of `rule` below
+        Some(&[";", "tuple_expression"])
+    }
+
     fn rule(&self, node: Node, at: &At, _src: &str) -> NodeRule {
-        if is_comment(node) {
-            return NodeRule::Skip;
-        }
-        match node.kind() {
+        match at.kind {
             ";" => NodeRule::Skip,
             "tuple_expression" if self.structural && is_parenthesized_condition(node, at) => NodeRule::DropDelimiters,
             _ => NodeRule::Descend,

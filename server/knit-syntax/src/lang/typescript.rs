@@ -491,11 +491,24 @@ impl TokenRules for EcmaRules {
         token == ";"
     }
 
+    fn rule_kinds(&self) -> Option<&'static [&'static str]> {
+        // every arm of `rule` below
+        Some(&[
+            ";",
+            "|",
+            "&",
+            "string",
+            "number",
+            "regex_flags",
+            "jsx_text",
+            "formal_parameters",
+            "parenthesized_expression",
+            "parenthesized_type",
+        ])
+    }
+
     fn rule(&self, node: Node, at: &At, src: &str) -> NodeRule {
-        let kind = node.kind();
-        if is_comment(node) {
-            return NodeRule::Skip;
-        }
+        let kind = at.kind;
         match kind {
             ";" => NodeRule::Skip,
             // prettier adds or drops the leading `|` / `&` of a multi-line union or
@@ -724,7 +737,7 @@ fn parens_redundant(node: Node, at: &At, structural: bool, formatter: bool) -> b
 fn starts_a_statement(node: Node, at: &At) -> bool {
     for n in 1..=16 {
         let Some(a) = at.ancestor(n) else { return false };
-        match a.node.kind() {
+        match a.kind {
             "expression_statement" => return true,
             "export_statement" => return a.node.child_by_field_name("value").is_some_and(|v| v.start_byte() == node.start_byte()),
             _ if a.node.start_byte() != node.start_byte() => return false,
