@@ -188,7 +188,11 @@ impl SourceTree for MemTree {
         if bytes.len() as u64 > max_bytes {
             return Err(ReadError::TooLarge(bytes.len() as u64));
         }
-        bytes_to_text(bytes.clone())
+        // Validated in place, then copied once (not cloned and then copied into the Arc).
+        if bytes.contains(&0) {
+            return Err(ReadError::Binary);
+        }
+        std::str::from_utf8(bytes).map(Arc::from).map_err(|_| ReadError::NotUtf8)
     }
     fn exists(&self, path: &str) -> bool {
         let p = path.trim_end_matches('/');

@@ -130,6 +130,9 @@ pub struct FileSyntax {
     pub(crate) names: NameIndex,
 }
 
+/// Files with at most this many declarations are scanned by name, not indexed.
+pub(crate) const NAME_INDEX_MIN_DECLS: usize = 32;
+
 /// The indices of a file's declarations sorted by qualified name (then by index): a
 /// fragment finds its declarations by binary search. A scan of every declaration per
 /// look-up made a check of a file anchored everywhere quadratic (zod's 1 000-declaration
@@ -168,15 +171,21 @@ pub struct ExportAlias {
 }
 
 impl FileSyntax {
-    /// Indices of the declarations whose qualified name is `name`, in file order.
-    pub fn named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = usize> + 's {
+    /// Indices of the declarations whose qualified name is `name`, in file order. A small
+    /// file is scanned (sorting its names costs more than the scans a check makes); a
+    /// larger one is searched in its name index.
+    pub fn named<'s>(&'s self, name: &'s str) -> Box<dyn Iterator<Item = usize> + 's> {
+        let decls = &self.declarations;
+        if decls.len() <= NAME_INDEX_MIN_DECLS {
+            return Box::new((0..decls.len()).filter(move |&i| decls[i].qualified_name == name));
+        }
         let order = self.names.0.get_or_init(|| {
-            let mut order: Vec<u32> = (0..self.declarations.len() as u32).collect();
-            order.sort_by(|&a, &b| self.declarations[a as usize].qualified_name.cmp(&self.declarations[b as usize].qualified_name).then(a.cmp(&b)));
+            let mut order: Vec<u32> = (0..decls.len() as u32).collect();
+            order.sort_by(|&a, &b| decls[a as usize].qualified_name.cmp(&decls[b as usize].qualified_name).then(a.cmp(&b)));
             order.into_boxed_slice()
         });
-        let start = order.partition_point(|&i| self.declarations[i as usize].qualified_name.as_str() < name);
-        order[start..].iter().map(|&i| i as usize).take_while(move |&i| self.declarations[i].qualified_name == name)
+        let start = order.partition_point(|&i| decls[i as usize].qualified_name.as_str() < name);
+        Box::new(order[start..].iter().map(|&i| i as usize).take_while(move |&i| decls[i].qualified_name == name))
     }
 
     /// The declaration `fragment` designates: by its own names first, then through an

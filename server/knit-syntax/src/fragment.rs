@@ -233,6 +233,7 @@ pub fn suggestions(name: &str, decls: &[Declaration], max: usize) -> Vec<usize> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decl::NAME_INDEX_MIN_DECLS as NAME_INDEX_MIN_DECLS_FOR_TESTS;
 
     #[test]
     fn parses_fragments() {
@@ -258,8 +259,11 @@ mod tests {
         // Rust: a type and its impl blocks share a name, interleaved with other names; the
         // look-up by name (a binary search in the file's name index) must give them in
         // file order, which ordinals count in.
-        let src = "struct S;\nfn a() {}\nimpl S { fn m(&self) {} }\nfn z() {}\nimpl S { fn n(&self) {} }\nfn b() {}\nimpl S {}\n";
+        let filler = |from: usize| (from..from + 15).map(|i| format!("fn f{i}() {{}}\n")).collect::<String>();
+        let src = format!("struct S;\n{}fn a() {{}}\nimpl S {{ fn m(&self) {{}} }}\n{}fn z() {{}}\nimpl S {{ fn n(&self) {{}} }}\nfn b() {{}}\n{}impl S {{}}\n", filler(0), filler(20), filler(40));
+        let src = src.as_str();
         let syn = crate::parse(crate::Lang::Rust, src);
+        assert!(syn.declarations.len() > NAME_INDEX_MIN_DECLS_FOR_TESTS, "large enough to be indexed");
         let scan = |name: &str| syn.declarations.iter().enumerate().filter(|(_, d)| d.qualified_name == name).map(|(i, _)| i).collect::<Vec<_>>();
         let named: Vec<usize> = syn.named("S").collect();
         assert_eq!(named, scan("S"));

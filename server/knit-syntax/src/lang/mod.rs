@@ -954,6 +954,19 @@ impl<'s, 't> Extract<'s, 't> {
 }
 
 /// Named children of a node, comments excluded.
+/// The one named child of `node` that is not a comment, if it has exactly one; without
+/// the list [`named_children`] allocates (token rules ask this of every parenthesis).
+pub(crate) fn only_named_child(node: Node<'_>) -> Option<Node<'_>> {
+    match node.named_child_count() {
+        0 => None,
+        1 => node.named_child(0).filter(|n| !crate::tokens::is_comment(*n)),
+        _ => match named_children(node).as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        },
+    }
+}
+
 pub(crate) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut c = node.walk();
     node.named_children(&mut c).filter(|n| !crate::tokens::is_comment(*n)).collect()

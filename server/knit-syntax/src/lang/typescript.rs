@@ -11,7 +11,7 @@
 //! tree-sitter-javascript uses the same node names, except `field_definition`
 //! (`property` field) for class fields and bare identifiers as arrow parameters.
 
-use super::{children, gaps, named_children, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
+use super::{children, gaps, named_children, only_named_child, DeclSpec, Extract, LanguageSpec, Lang, Parent, Repair};
 use crate::decl::{ExportAlias, IdentityKind, Import};
 use crate::tokens::{collapse_ws, is_comment, unescape, At, NodeRule, TokenRules};
 use tree_sitter::Node;
@@ -584,6 +584,12 @@ fn is_identifier(s: &str) -> bool {
 
 /// Numbers by value, the way prettier prints them (`1.50` = `1.5`, `0XFF` = `0xff` = 255).
 fn normalise_number(raw: &str) -> String {
+    // A plain decimal integer (no leading zero, exact as an f64) prints as written: most
+    // numbers in code, spared a parse and a format.
+    let b = raw.as_bytes();
+    if !b.is_empty() && b.len() <= 15 && b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1) {
+        return raw.to_string();
+    }
     let s = raw.to_ascii_lowercase().replace('_', "");
     if s.ends_with('n') {
         return s;
@@ -627,9 +633,7 @@ fn binary_op(node: Node) -> Option<&'static str> {
 /// asked for a field only when its kind has a bounded number of children (a call, an
 /// assignment, a binary expression), never per child of an argument list or array.
 fn parens_redundant(node: Node, at: &At, structural: bool, formatter: bool) -> bool {
-    let inner = named_children(node);
-    let [inner] = inner.as_slice() else { return false };
-    let inner = *inner;
+    let Some(inner) = only_named_child(node) else { return false };
     let parent = at.parent_node();
     let parent_kind = at.parent_kind();
     // `() => ({})` is not `() => {}`; `f((a, b))` is not `f(a, b)`.
@@ -757,8 +761,7 @@ fn is_field(parent: Option<Node>, field: &str, node: Node) -> bool {
 /// value, a type argument), and around a conditional type's branches (`R extends E ?
 /// (R extends U ? R : never) : R`). `(A | B)[]` and `A | B[]` still differ.
 fn type_parens_redundant(node: Node, at: &At, formatter: bool) -> bool {
-    let inner = named_children(node);
-    let [inner] = inner.as_slice() else { return false };
+    let Some(inner) = only_named_child(node) else { return false };
     if matches!(
         inner.kind(),
         "type_identifier"
@@ -872,5 +875,24 @@ fn push_string(out: &mut Vec<Import>, s: Node, src: &str) {
     let raw = src.get(s.byte_range()).unwrap_or("");
     if raw.len() >= 2 {
         out.push(Import { specifier: unescape(&raw[1..raw.len() - 1]), line: s.start_position().row as u32 + 1 });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_integers_normalise_as_their_decimal_forms_do() {
+        // The fast path for plain integers must print what the parse-and-format path
+        // prints for the same value written another way.
+        for n in ["0", "1", "7", "42", "100", "65535", "123456789012345", "999999999999999"] {
+            assert_eq!(normalise_number(n), normalise_number(&format!("{n}.0")), "{n}");
+            assert_eq!(normalise_number(n), normalise_number(&format!("{n}e0")), "{n}");
+        }
+        assert_eq!(normalise_number("007"), "7");
+        assert_eq!(normalise_number("1_000"), "1000");
+        assert_eq!(normalise_number("0xFF"), "255");
+        assert_eq!(normalise_number("12345678901234567890"), normalise_number("12345678901234567890.0"));
     }
 }
