@@ -174,10 +174,10 @@ impl FileSyntax {
     /// Indices of the declarations whose qualified name is `name`, in file order. A small
     /// file is scanned (sorting its names costs more than the scans a check makes); a
     /// larger one is searched in its name index.
-    pub fn named<'s>(&'s self, name: &'s str) -> Box<dyn Iterator<Item = usize> + 's> {
+    pub fn named(&self, name: &str) -> Vec<usize> {
         let decls = &self.declarations;
         if decls.len() <= NAME_INDEX_MIN_DECLS {
-            return Box::new((0..decls.len()).filter(move |&i| decls[i].qualified_name == name));
+            return (0..decls.len()).filter(|&i| decls[i].qualified_name == name).collect();
         }
         let order = self.names.0.get_or_init(|| {
             let mut order: Vec<u32> = (0..decls.len() as u32).collect();
@@ -185,7 +185,7 @@ impl FileSyntax {
             order.into_boxed_slice()
         });
         let start = order.partition_point(|&i| decls[i as usize].qualified_name.as_str() < name);
-        Box::new(order[start..].iter().map(|&i| i as usize).take_while(move |&i| decls[i].qualified_name == name))
+        order[start..].iter().map(|&i| i as usize).take_while(|&i| decls[i].qualified_name == name).collect()
     }
 
     /// The declaration `fragment` designates: by its own names first, then through an

@@ -109,7 +109,7 @@ impl Fragment {
                 .filter(|&i| decls[i].qualified_name == wanted || decls[i].qualified_name.replace(' ', "") == wanted)
                 .collect()
         } else {
-            syn.named(&self.name).collect()
+            syn.named(&self.name)
         };
         if by_name.is_empty() && !self.name.contains('(') {
             // `Mixer.blend` finds `Mixer.blend(first:second:)` when the base name is unique.
@@ -265,13 +265,13 @@ mod tests {
         let syn = crate::parse(crate::Lang::Rust, src);
         assert!(syn.declarations.len() > NAME_INDEX_MIN_DECLS_FOR_TESTS, "large enough to be indexed");
         let scan = |name: &str| syn.declarations.iter().enumerate().filter(|(_, d)| d.qualified_name == name).map(|(i, _)| i).collect::<Vec<_>>();
-        let named: Vec<usize> = syn.named("S").collect();
+        let named = syn.named("S");
         assert_eq!(named, scan("S"));
         assert_eq!(named.len(), 4);
         for d in &syn.declarations {
-            assert_eq!(syn.named(&d.qualified_name).collect::<Vec<_>>(), scan(&d.qualified_name));
+            assert_eq!(syn.named(&d.qualified_name), scan(&d.qualified_name));
         }
-        assert_eq!(syn.named("S.").count() + syn.named("").count() + syn.named("zz").count(), 0);
+        assert!(syn.named("S.").is_empty() && syn.named("").is_empty() && syn.named("zz").is_empty());
         let third = Fragment::parse("impl:S~2").unwrap();
         assert_eq!(third.resolve(&syn), Resolution::Unique(named[2]));
         assert_eq!(Fragment::parse("S").unwrap().resolve(&syn), Resolution::Unique(named[0]));

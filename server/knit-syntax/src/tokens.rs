@@ -142,6 +142,13 @@ const ASK_RULE: u8 = 1;
 const STRING_CONTENT: u8 = 2;
 const COMMENT: u8 = 4;
 
+/// The facts of a kind named `name` (`ask`: the rule is asked about it).
+fn kind_flags(name: &str, ask: bool) -> u8 {
+    (if ask { ASK_RULE } else { 0 })
+        | (if is_string_content(name) { STRING_CONTENT } else { 0 })
+        | (if name.contains("comment") { COMMENT } else { 0 })
+}
+
 /// A node's kind as the walk reads it from the [`KindTable`].
 struct KindFacts {
     name: &'static str,
@@ -159,11 +166,7 @@ impl KindTable {
         let kinds = (0..language.node_kind_count())
             .map(|id| {
                 let name = language.node_kind_for_id(id as u16).unwrap_or("");
-                let ask = rule_kinds.is_none_or(|kinds| kinds.contains(&name));
-                let flags = (if ask { ASK_RULE } else { 0 })
-                    | (if is_string_content(name) { STRING_CONTENT } else { 0 })
-                    | (if name.contains("comment") { COMMENT } else { 0 });
-                (name, flags)
+                (name, kind_flags(name, rule_kinds.is_none_or(|kinds| kinds.contains(&name))))
             })
             .collect();
         KindTable { kinds }
@@ -181,7 +184,7 @@ impl KindTable {
             Some(&(name, flags)) => (name, flags),
             None => {
                 let name = node.kind();
-                (name, ASK_RULE | if is_string_content(name) { STRING_CONTENT } else { 0 } | if name.contains("comment") { COMMENT } else { 0 })
+                (name, kind_flags(name, true))
             }
         };
         KindFacts {

@@ -1046,12 +1046,8 @@ pub(crate) fn swift_unknown_accessors(src: &str, out: &mut Vec<Repair>) {
             if !is_line_initial(b, at) || b.get(skip_blanks(b, at + kw.len())) != Some(&b'{') {
                 continue;
             }
-            let mut attributes = Vec::new();
-            attributes_above(b, at, &mut attributes);
-            let top = match attributes.first() {
-                Some(Repair::Excise { start, .. }) => *start,
-                _ => continue,
-            };
+            let (attributes, top) = attribute_lines_above(b, at);
+            let Some(top) = top else { continue };
             if matches!(prev_non_space(b, top), Some((_, b'}'))) {
                 out.extend(attributes);
             }
@@ -1075,6 +1071,18 @@ pub(crate) fn swift_unknown_accessors(src: &str, out: &mut Vec<Repair>) {
             }
         }
     }
+}
+
+/// [`attributes_above`] as a list, with where the topmost of those lines starts (None
+/// when there are none).
+fn attribute_lines_above(src: &[u8], first: usize) -> (Vec<Repair>, Option<usize>) {
+    let mut spans = Vec::new();
+    attributes_above(src, first, &mut spans);
+    let top = match spans.first() {
+        Some(Repair::Excise { start, .. }) => Some(*start),
+        _ => None,
+    };
+    (spans, top)
 }
 
 /// Excises the annotation-only lines right above the line starting at `first` (Swift's
@@ -1999,12 +2007,8 @@ pub(crate) fn kotlin_constructor_modifiers_after_the_header(src: &str, out: &mut
         if first == at || b.get(skip_blanks(b, at + b"constructor".len())) != Some(&b'(') || !annotations_and_modifiers(&b[first..at]) {
             continue;
         }
-        let mut spans = Vec::new();
-        attributes_above(b, first, &mut spans);
-        let top = match spans.first() {
-            Some(Repair::Excise { start, .. }) => *start,
-            _ => first,
-        };
+        let (spans, top) = attribute_lines_above(b, first);
+        let top = top.unwrap_or(first);
         let Some((last, _)) = prev_non_space(b, top) else { continue };
         // The header may run over several lines (type parameters one per line): the word
         // `class` within 2 KiB before, with no brace or `;` between.
