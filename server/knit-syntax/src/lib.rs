@@ -59,9 +59,12 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// constructors annotated after the header, `when` guards, names read as keywords,
 /// annotated accessors, one-line bodies, empty collection literals: ktor,
 /// kotlinx.coroutines, okhttp, Exposed, koin) and an error-free repaired tree preferred
-/// to one whose recovery invented declarations.
+/// to one whose recovery invented declarations;
+/// 20: `keyof readonly T` and a one-element optional tuple in a call's type arguments
+/// (type-fest), Swift trailing closures labelled `is:`/`as:` after their brace
+/// (swift-snapshot-testing).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 19;
+pub const SCHEME_VERSION: u32 = 20;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

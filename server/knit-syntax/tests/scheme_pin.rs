@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 19;
-const PINNED_DIGEST: &str = "e3096d28a7be1bc6";
+const PINNED_VERSION: u32 = 20;
+const PINNED_DIGEST: &str = "efd740e577d0de58";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

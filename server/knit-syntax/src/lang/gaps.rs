@@ -325,6 +325,25 @@ pub(crate) fn typescript_let_as(src: &str, out: &mut Vec<Repair>) {
     capitalise_where(b, b"as", |at| after_let(at) && matches!(b.get(skip_blanks(b, at + 2)), Some(b'=' | b':' | b';' | b',')), out);
 }
 
+/// `keyof readonly T` (`keyof readonly [string, number]`, type-fest's tests): the type
+/// operator `keyof` takes no `readonly` operand in tree-sitter-typescript 0.23, anywhere a
+/// type stands — an alias, a return type (the function's declaration is then unclean), a
+/// call's type arguments. The `readonly` and its blanks are excised (`keyof [string,
+/// number]` reads) and hashed where they stand.
+pub(crate) fn typescript_keyof_readonly(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"keyof") {
+        let word = skip_space(b, at + "keyof".len());
+        let end = word + "readonly".len();
+        if word > at + "keyof".len()
+            && b[word..].starts_with(b"readonly")
+            && b.get(end).is_some_and(|c| c.is_ascii_whitespace())
+        {
+            out.push(Repair::Excise { start: word, end: skip_space(b, end) });
+        }
+    }
+}
+
 /// A tagged template whose type arguments start with an object type or hold an array
 /// type — ``sql<{ id: Uint8Array }>`SELECT …` `` (Effect's SQL clients),
 /// ``sql<Row[]>`…` `` (postgres.js): tree-sitter-typescript 0.23 reads type arguments
@@ -1319,9 +1338,11 @@ pub(crate) fn swift_misplaced_directives(src: &str, out: &mut Vec<Repair>) {
 }
 
 /// A labelled trailing closure on a line of its own (`}` / `errorHandler: { error in`,
-/// SE-0279 as swift-format lays it out) is a syntax error in tree-sitter-swift 0.7. The
-/// label and its colon are excised — the closure then reads as a trailing closure — and
-/// hashed where they stand.
+/// SE-0279 as swift-format lays it out) is a syntax error in tree-sitter-swift 0.7, and
+/// so is one on the line of the brace before it when its label is `is` or `as`, which
+/// the grammar takes for a cast (`assertCustomInlineSnapshot { … } is: { … }`,
+/// swift-snapshot-testing). The label and its colon are excised — the closure then reads
+/// as a trailing closure — and hashed where they stand.
 pub(crate) fn swift_trailing_closure_labels(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     let mut line_start = 0;
@@ -1342,6 +1363,20 @@ pub(crate) fn swift_trailing_closure_labels(src: &str, out: &mut Vec<Repair>) {
             }
         }
         line_start = end + 1;
+    }
+    for cast in [&b"is"[..], &b"as"[..]] {
+        for at in word_at(b, cast) {
+            let Some((close, b'}')) = prev_non_space(b, at) else { continue };
+            // On a line of its own, the label was read above.
+            if b[close..at].contains(&b'\n') {
+                continue;
+            }
+            let colon = skip_blanks(b, at + cast.len());
+            let brace = skip_blanks(b, colon + 1);
+            if b.get(colon) == Some(&b':') && b.get(brace) == Some(&b'{') {
+                out.push(Repair::Excise { start: at, end: brace });
+            }
+        }
     }
 }
 
@@ -2319,6 +2354,12 @@ mod tests {
     }
 
     #[test]
+    fn keyof_readonly() {
+        let src = "type K = keyof readonly [1]\ntype L = keyof\n  readonly string[]\ntype M = keyof readonlyA\nconst n = o.keyof.readonly\n";
+        assert_eq!(cuts(typescript_keyof_readonly, src), ["cut \"readonly \"", "cut \"readonly \""]);
+    }
+
+    #[test]
     fn let_as_and_generic_arrows_on_their_own_line() {
         let src = "let as = x\nlet as: A[]\nlet a = b as C\nlet as\nconst as = 1\n";
         assert_eq!(cuts(typescript_let_as, src), ["4:A", "15:A"]);
@@ -2707,6 +2748,13 @@ mod tests {
     }
 
     #[test]
+    fn labelled_trailing_closures_whose_label_reads_as_a_cast() {
+        // the grammar reads other labels after a brace on its line; a cast is left alone
+        let src = "f {\n  1\n} is: {\n  2\n}\ng.f { 1 } as : { 2 }\nh { 1 } errorHandler: { 2 }\nlet y = x is Int\nlet z = [a: { 1 } as Any]\n";
+        assert_eq!(cuts(swift_trailing_closure_labels, src), ["cut \"is: \"", "cut \"as : \""]);
+    }
+
+    #[test]
     fn wildcard_labels_in_enum_cases() {
         assert_eq!(cuts(swift_enum_wildcard_labels, "enum E {\n  case vsock(_: V, _: W)\n  case a(x: Int)\n}\nswitch e {\ncase .vsock(_: let v):\n}"), ["cut \"_: \"", "cut \"_: \""]);
     }
@@ -2870,9 +2918,11 @@ mod tests {
             "@A\n set( (a)(b) ?:: open( ".repeat(n),
             "}\n ::a\n::b\n= ::c ".repeat(n),
             "= [] ([] a[] where?. @A\n get() ".repeat(n),
+            "keyof readonly keyof\nreadonly ".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 50] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 51] = [
+            typescript_keyof_readonly,
             kotlin_context_parameters,
             kotlin_multi_dollar_strings,
             kotlin_suspend_lambdas,

@@ -1113,6 +1113,7 @@ mod tests {
             "func f(x: Int) {\n  switch x {\n  #if os(Linux)\n  case 1:\n    #if os(Linux)\n    fallthrough\n    #endif\n  #endif\n  default:\n    g()\n  }\n}\n",
             "struct S {\n  @inline(never)\n  #if compiler(>=6.3)\n  @available(Android 24, *)\n  #endif\n  func f() {}\n}\n",
             "func f() {\n  g {\n    x()\n  }\n  errorHandler: { error in\n    y()\n  }\n  nonisolated(unsafe) var x = 1\n  tree { 4 ; 5 }\n}\n",
+            "func f() {\n  assertCustom {\n    \"Hello\"\n  } is: {\n    \"World\"\n  }\n  g.f { 1 } as: { 2 }\n}\n",
             "enum E {\n  case vsock(_: Int)\n  case b\n}\n",
             "func f() -> Any.Type {\n  Swift::Int.self\n}\nextension Sel::Tag {}\n",
             "struct T {\n  init(_ s: _const String) {}\n}\n",
@@ -1268,6 +1269,22 @@ mod tests {
         let prints = |f: &FileSyntax| f.declarations.iter().map(|d| (d.qualified_name.clone(), d.fingerprint)).collect::<Vec<_>>();
         assert_eq!(prints(&a), prints(&b), "{gap}");
         a.declarations[0].fingerprint
+    }
+
+    #[test]
+    fn keyof_readonly_and_optional_tuple_elements_in_call_type_arguments_are_read_as_written() {
+        // type-fest's tests: the repaired stream hashes the source's own tokens, in order
+        let cases = [
+            "export function g(): keyof readonly X[] {\n  return h(y);\n}\n",
+            "export function g(y: Y) {\n  expectType<[number?]>(y);\n  return f<[1?] | A>(y);\n}\n",
+        ];
+        for src in cases {
+            assert_eq!(repaired_hashed_texts(Lang::TypeScript, src), lexical_tokens(src), "{src}");
+        }
+        // the excised words still count: dropping one is an edit of the declaration
+        let print = |s: &str| parse(Lang::TypeScript, s, None).0.declarations[0].fingerprint;
+        assert_ne!(print(cases[0]), print(&cases[0].replace("keyof readonly", "keyof")));
+        assert_ne!(print(cases[1]), print(&cases[1].replace("number?]", "number]")));
     }
 
     #[test]
