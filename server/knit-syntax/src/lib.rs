@@ -61,8 +61,9 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// kotlinx.coroutines, okhttp, Exposed, koin) and an error-free repaired tree preferred
 /// to one whose recovery invented declarations;
 /// 20: `keyof readonly T` and a one-element optional tuple in a call's type arguments
-/// (type-fest), Swift trailing closures labelled `is:`/`as:` after their brace
-/// (swift-snapshot-testing).
+/// (type-fest), import types in a call's type arguments (vitest's
+/// `importActual<typeof import('x')>()`: zustand, redux-toolkit), Swift trailing closures
+/// labelled `is:`/`as:` after their brace (swift-snapshot-testing).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
 pub const SCHEME_VERSION: u32 = 20;
 

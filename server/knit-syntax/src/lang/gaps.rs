@@ -1801,6 +1801,12 @@ fn ts_skip_non_code(b: &[u8], i: usize) -> Option<usize> {
 /// A dynamic import in an expression (`import('./x').then(…)`) has no such suffix; were
 /// one written, the excision would leave a valid expression of the same tokens. One pass,
 /// comments and strings skipped.
+///
+/// In a call's type arguments the grammar reads neither `import('x').Y` nor
+/// `typeof import('x')` (vitest's `vi.importActual<typeof import('x')>('x')`, zustand and
+/// redux-toolkit): the first loses `import('x').` as above, leaving `Y`; the second loses
+/// `typeof import(` and `)`, leaving the literal type `'x'` — the string still read by the
+/// grammar, so a change of quotes is no change.
 pub(crate) fn typescript_inline_import_types(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     if find(b, b"import(").is_none() && find(b, b"import (").is_none() {
@@ -1829,6 +1835,17 @@ pub(crate) fn typescript_inline_import_types(src: &str, out: &mut Vec<Repair>) {
         }
         let after = close + 1;
         i = after;
+        // A type argument of a call ends at its list's `,` or `>`.
+        let argument_ends = |k: usize| matches!(b.get(skip_space(b, k)), Some(b'>' | b','));
+        let typeof_at = prev_non_space(b, at)
+            .filter(|&(p, c)| c == b'f' && p >= 5 && &b[p - 5..=p] == b"typeof" && (p == 5 || !is_word_byte(b[p - 6])))
+            .map(|(p, _)| p - 5);
+        if let Some(start) = typeof_at.filter(|&t| argument_ends(after) && in_type_argument_list(b, t)) {
+            // `typeof import('x')` is left as the literal type `'x'`.
+            out.push(Repair::Excise { start, end: quote });
+            out.push(Repair::Excise { start: string_end, end: after });
+            continue;
+        }
         if b.get(after) == Some(&b'[') {
             out.push(Repair::Excise { start: at, end: after });
             continue;
@@ -1837,10 +1854,18 @@ pub(crate) fn typescript_inline_import_types(src: &str, out: &mut Vec<Repair>) {
         while b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(|&c| is_word_byte(c) && !c.is_ascii_digit()) {
             end = skip_word(b, end + 1);
         }
-        if end > after && matches!(b.get(end), Some(b'[' | b'<')) {
+        let suffixed = matches!(b.get(end), Some(b'[' | b'<'));
+        if end > after && (suffixed || (typeof_at.is_none() && argument_ends(end) && in_type_argument_list(b, at))) {
             out.push(Repair::Excise { start: at, end: after + 1 });
         }
     }
+}
+
+/// Whether the type at `at` follows a `<` or `,` (a type argument list, as far as the
+/// text tells; a call's argument after a `,` is an expression of the same tokens once
+/// the import is excised).
+fn in_type_argument_list(b: &[u8], at: usize) -> bool {
+    matches!(prev_ts_code(b, at), Some((_, b'<' | b',')))
 }
 
 /// Whether the words of a brace's header (`final class Protected<Value>`, `extension X
@@ -2373,6 +2398,9 @@ mod tests {
         let src = "let a: import('ts-morph').Node[] = [];\nlet b = [] as import(\"../t\").D<T>;\ntype C = import('x')['Y'];\nlet d: import('x').Y = z;\nawait import('./m').then((m) => m);\n// import('c').Y[]\nconst s = \"import('s').Y[]\";\n";
         assert_eq!(cuts(typescript_inline_import_types, src), ["cut \"import('ts-morph').\"", "cut \"import(\\\"../t\\\").\"", "cut \"import('x')\""]);
         assert!(cuts(typescript_inline_import_types, "x.import('a')[0]; reimport('b').c[1]; import(a).b[2]; import('unclosed).b[3]").is_empty());
+        // in a call's type arguments: `typeof import('x')` keeps its string, `import('x').Y` its name
+        let src = "const a = await vi.importActual<typeof import('react-dom/client')>('x')\nf<A, import('./t').T>()\ntype T = typeof import('a')\nconst b = typeof import('b')\n";
+        assert_eq!(cuts(typescript_inline_import_types, src), ["cut \"typeof import(\"", "cut \")\"", "cut \"import('./t').\""]);
     }
 
     #[test]

@@ -1260,6 +1260,33 @@ mod tests {
         assert_eq!(hashed, expected);
     }
 
+    #[test]
+    fn import_types_in_a_calls_type_arguments_are_read_and_hashed_as_written() {
+        // vitest's idiom (zustand, redux-toolkit); the module string is one token by value.
+        // (With an argument that is an expression on its own, `f<typeof import('m')>(x)`,
+        // the grammar reads two comparisons of the same tokens, without an error.)
+        let src = |q: &str| format!("export async function load() {{\n  return await vi.importActual<typeof import({q}m{q})>()\n}}\n");
+        let hashed = repaired_hashed_texts(Lang::TypeScript, &src("'"));
+        // a module string as the grammar prints it where it reads the import
+        let string_token = |module: &str| {
+            let plain = format!("type T = typeof import('{module}')\n");
+            let plain_tree = parse_tree(Lang::TypeScript, &plain, None).unwrap();
+            let texts = crate::tokens::hashed_texts(plain_tree.root_node(), &plain, spec(Lang::TypeScript).rules, kind_table(Lang::TypeScript), &[]);
+            texts[texts.iter().position(|t| t == "(").unwrap() + 1].clone()
+        };
+        let string = &string_token("m");
+        let expected: Vec<String> = "export async function load ( ) { return await vi . importActual < typeof import ( S ) > ( ) }"
+            .split(' ')
+            .map(|t| if t == "S" { string.clone() } else { t.to_string() })
+            .collect();
+        assert_eq!(hashed, expected);
+        let print = |s: &str| parse(Lang::TypeScript, s, None).0.declarations[0].fingerprint;
+        assert_eq!(print(&src("'")), print(&src("\"")), "prettier's quotes are no change");
+        assert_ne!(print(&src("'")), print(&src("'").replace("'m'", "'n'")));
+        let member = "export function f() {\n  return g<import('./t').T>()\n}\n";
+        assert_eq!(repaired_hashed_texts(Lang::TypeScript, member).concat(), format!("exportfunctionf(){{returng<import({}).T>()}}", string_token("./t")));
+    }
+
     /// `gap` needs a repair, and read with it every declaration prints as in `layout`, the
     /// same code laid out otherwise; returns the first declaration's print.
     fn repaired_prints_as(lang: Lang, gap: &str, layout: &str) -> crate::Fingerprint {
