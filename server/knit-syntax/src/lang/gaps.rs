@@ -958,7 +958,8 @@ fn close_on_line(src: &[u8], open: usize) -> Option<usize> {
 /// `_pointerBitWidth(_64)`, `hasFeature(X)`, `_endian(little)` (it knows `os`, `arch`,
 /// `swift`, `compiler`, `canImport`, `targetEnvironment` and bare names). The argument list,
 /// parentheses included, is excised, leaving the bare name the grammar reads as a
-/// condition; its tokens are hashed where they stand.
+/// condition; its tokens are hashed where they stand. `canImport` with a version
+/// (`canImport(Darwin, _version: 346)`, swift-system) loses the version, from its comma.
 pub(crate) fn swift_condition_calls(src: &str, out: &mut Vec<Repair>) {
     const KNOWN: [&[u8]; 6] = [
         b"os",
@@ -988,6 +989,15 @@ pub(crate) fn swift_condition_calls(src: &str, out: &mut Vec<Repair>) {
                 }
                 let word_end = skip_word(b, k);
                 let word = &b[k..word_end];
+                if word == b"canImport" && b.get(word_end) == Some(&b'(') {
+                    if let Some(close) = close_on_line(b, word_end).filter(|&c| c < end) {
+                        if let Some(comma) = b[word_end..close].iter().position(|&c| c == b',') {
+                            out.push(Repair::Excise { start: word_end + comma, end: close });
+                        }
+                        k = close + 1;
+                        continue;
+                    }
+                }
                 if b.get(word_end) == Some(&b'(')
                     && !KNOWN.contains(&word)
                     && !word[0].is_ascii_digit()
@@ -2698,6 +2708,8 @@ mod tests {
             cuts(swift_condition_calls, src),
             ["cut \"(_64)\"", "cut \"(_multithreaded)\""]
         );
+        let src = "#if canImport(Darwin, _version: 346) || os(FreeBSD)\n#elseif canImport(Glibc)\n#endif\n";
+        assert_eq!(cuts(swift_condition_calls, src), ["cut \", _version: 346\""]);
     }
 
     #[test]

@@ -1115,6 +1115,7 @@ mod tests {
             "func f() {\n  g {\n    x()\n  }\n  errorHandler: { error in\n    y()\n  }\n  nonisolated(unsafe) var x = 1\n  tree { 4 ; 5 }\n}\n",
             "func f() {\n  assertCustom {\n    \"Hello\"\n  } is: {\n    \"World\"\n  }\n  g.f { 1 } as: { 2 }\n}\n",
             "enum E {\n  case vsock(_: Int)\n  case b\n}\n",
+            "struct S {\n  #if canImport(Darwin, _version: 346) || os(FreeBSD)\n  func f() {}\n  #endif\n}\n",
             "func f() -> Any.Type {\n  Swift::Int.self\n}\nextension Sel::Tag {}\n",
             "struct T {\n  init(_ s: _const String) {}\n}\n",
             "func f() -> Any.Type {\n  (@convention(c) (CInt) -> CInt).self\n}\n",
