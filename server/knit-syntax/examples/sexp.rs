@@ -6,6 +6,8 @@ fn main() {
         tree_sitter_python::LANGUAGE.into()
     } else if path.ends_with(".rs") {
         tree_sitter_rust::LANGUAGE.into()
+    } else if path.ends_with(".kt") || path.ends_with(".kts") {
+        tree_sitter_kotlin_ng::LANGUAGE.into()
     } else if path.ends_with(".swift") {
         tree_sitter_swift::LANGUAGE.into()
     } else if path.ends_with(".tsx") {

@@ -63,8 +63,9 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// 20: `keyof readonly T` and a one-element optional tuple in a call's type arguments
 /// (type-fest), import types in a call's type arguments (vitest's
 /// `importActual<typeof import('x')>()`: zustand, redux-toolkit), Swift trailing closures
-/// labelled `is:`/`as:` after their brace (swift-snapshot-testing) and `canImport` with a
-/// version (swift-system).
+/// labelled `is:`/`as:` after their brace (swift-snapshot-testing), `canImport` with a
+/// version (swift-system), Kotlin raw strings ending in quotes and an enum entry named
+/// `enum` (ktor).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
 pub const SCHEME_VERSION: u32 = 20;
 

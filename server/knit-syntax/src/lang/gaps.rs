@@ -2123,9 +2123,11 @@ pub(crate) fn kotlin_when_guards(src: &str, out: &mut Vec<Repair>) {
 /// tests): `get("/") { … }` or `set(key, value)` at the start of a statement, which it
 /// reads as a property's accessor after a local `val` (a getter takes no parameter, a
 /// setter one plain name: with anything else in the parentheses it is a call);
-/// `dynamic`, Kotlin/JS's type, as a value (`Reference(name, dynamic)`); and a name
+/// `dynamic`, Kotlin/JS's type, as a value (`Reference(name, dynamic)`); a name
 /// made of `in` and digits at a line's start (`in1.close()`), read as the `in` operator
-/// continuing the previous line. The first letter becomes a capital.
+/// continuing the previous line; and an enum entry named `enum` (`enum,` on a line of its
+/// own among JSON Schema's keywords, ktor's OpenAPI model), read as the modifier. The
+/// first letter becomes a capital.
 pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for word in [&b"get"[..], b"set"] {
@@ -2135,6 +2137,7 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
     // `where` as a name at a statement's start (`where?.let { … }`, Exposed), not a
     // generic constraint (`where T : A`)
     capitalise_where(b, b"where", |at| is_line_initial(b, at) && matches!(b.get(at + 5), Some(b'?' | b'.' | b'=' | b' ')) && !b.get(skip_blanks(b, at + 5)).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'@'), out);
+    capitalise_where(b, b"enum", |at| is_line_initial(b, at) && matches!(b.get(skip_blanks(b, at + 4)), Some(b',' | b';' | b'(')), out);
     let mut i = 0;
     while let Some(p) = find(&b[i..], b"in") {
         let at = i + p;
@@ -2472,11 +2475,11 @@ mod tests {
 
     #[test]
     fn kotlin_names_the_grammar_reads_as_keywords_and_one_line_bodies() {
-        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\n";
+        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\n";
         let at = |s: &str| src.find(s).unwrap();
         let mut found = cuts(kotlin_names_read_as_keywords, src);
         found.sort();
-        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1."))];
+        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,"))];
         expected.sort();
         assert_eq!(found, expected);
         let src = "class A { val x = 1 }\n    MAIN { override fun f() = 1 },\n    B(2) { override fun f() = 2 };\nclass E {}\nclass F { }\nfun g() { h() }\nenum class G { A, B;}\n";

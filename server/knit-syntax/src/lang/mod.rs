@@ -1174,6 +1174,8 @@ mod tests {
             "fun t() {\n    suspend fun a() {\n        b()\n    }\n    ::a.startCoroutine(c)\n}\n",
             "class S {\n    val identifier\n        @OptIn(InternalApi::class)\n        get() = name\n}\n",
             "fun f(where: Op?) {\n    val x = 1\n    where?.toQueryBuilder(this)\n}\n",
+            "enum class Keyword {\n    pattern,\n    enum,\n    id\n}\n",
+            "fun lines() = listOf(\n    \"\"\"filename=\"\"\"\"\",\n    \"\"\n)\n",
             "annotation class Single(val binds: Array<KClass<*>> = [], val c: Boolean = false)\n",
         ];
         let joined = |texts: &[String]| -> String {
