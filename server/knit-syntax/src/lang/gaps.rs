@@ -2126,8 +2126,10 @@ pub(crate) fn kotlin_when_guards(src: &str, out: &mut Vec<Repair>) {
 /// `dynamic`, Kotlin/JS's type, as a value (`Reference(name, dynamic)`); a name
 /// made of `in` and digits at a line's start (`in1.close()`), read as the `in` operator
 /// continuing the previous line; and an enum entry named `enum` (`enum,` on a line of its
-/// own among JSON Schema's keywords, ktor's OpenAPI model), read as the modifier. The
-/// first letter becomes a capital.
+/// own among JSON Schema's keywords, ktor's OpenAPI model), read as the modifier; a
+/// class's `vararg` parameter named like a modifier (`class TestRule(vararg data: Pair<…>)`,
+/// detekt's tests); and `get` called infix right after a block (`t.insert { … } get t.id`,
+/// Exposed's tests), read as a getter. The first letter becomes a capital.
 pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for word in [&b"get"[..], b"set"] {
@@ -2138,6 +2140,23 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
     // generic constraint (`where T : A`)
     capitalise_where(b, b"where", |at| is_line_initial(b, at) && matches!(b.get(at + 5), Some(b'?' | b'.' | b'=' | b' ')) && !b.get(skip_blanks(b, at + 5)).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'@'), out);
     capitalise_where(b, b"enum", |at| is_line_initial(b, at) && matches!(b.get(skip_blanks(b, at + 4)), Some(b',' | b';' | b'(')), out);
+    for at in word_at(b, b"vararg") {
+        let name = skip_blanks(b, at + "vararg".len());
+        let name_end = skip_word(b, name);
+        if name > at + "vararg".len() && KOTLIN_MODIFIERS.contains(&&b[name..name_end]) && b.get(skip_blanks(b, name_end)) == Some(&b':') {
+            out.push(Repair::Overwrite { at: name, byte: b[name].to_ascii_uppercase() });
+        }
+    }
+    capitalise_where(
+        b,
+        b"get",
+        |at| {
+            let after_block = prev_non_space(b, at).is_some_and(|(p, c)| c == b'}' && !b[p..at].contains(&b'\n'));
+            let operand = skip_blanks(b, at + 3);
+            after_block && operand > at + 3 && b.get(operand).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+        },
+        out,
+    );
     let mut i = 0;
     while let Some(p) = find(&b[i..], b"in") {
         let at = i + p;
@@ -2149,6 +2168,14 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
         }
     }
 }
+
+/// Kotlin's modifier keywords, which tree-sitter-kotlin-ng reads as modifiers where a
+/// `vararg` class parameter's name stands.
+const KOTLIN_MODIFIERS: [&[u8]; 27] = [
+    b"data", b"value", b"inner", b"open", b"enum", b"private", b"public", b"internal", b"protected", b"abstract",
+    b"final", b"sealed", b"annotation", b"companion", b"override", b"lateinit", b"const", b"suspend", b"inline",
+    b"noinline", b"crossinline", b"tailrec", b"operator", b"infix", b"external", b"expect", b"actual",
+];
 
 /// Whether the `get` or `set` at `at` is written as a property's accessor: a getter takes
 /// no parameter, a setter one name (maybe annotated or typed); with anything else in its
@@ -2475,11 +2502,11 @@ mod tests {
 
     #[test]
     fn kotlin_names_the_grammar_reads_as_keywords_and_one_line_bodies() {
-        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\n";
+        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\nclass R(vararg data: Int, vararg items: Int)\nval i = t.insert { x } get t.id\nval j = t.f {\n} get(1)\n";
         let at = |s: &str| src.find(s).unwrap();
         let mut found = cuts(kotlin_names_read_as_keywords, src);
         found.sort();
-        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,"))];
+        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,")), format!("{}:D", at("data:")), format!("{}:G", at("get t."))];
         expected.sort();
         assert_eq!(found, expected);
         let src = "class A { val x = 1 }\n    MAIN { override fun f() = 1 },\n    B(2) { override fun f() = 2 };\nclass E {}\nclass F { }\nfun g() { h() }\nenum class G { A, B;}\n";

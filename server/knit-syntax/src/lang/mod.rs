@@ -1175,6 +1175,8 @@ mod tests {
             "class S {\n    val identifier\n        @OptIn(InternalApi::class)\n        get() = name\n}\n",
             "fun f(where: Op?) {\n    val x = 1\n    where?.toQueryBuilder(this)\n}\n",
             "enum class Keyword {\n    pattern,\n    enum,\n    id\n}\n",
+            "private class TestRule(vararg data: Pair<String, Any>) : Rule(TestConfig(*data))\n",
+            "fun t() {\n    val id = table.insert {\n        it[code] = 2\n    } get table.id\n}\n",
             "fun lines() = listOf(\n    \"\"\"filename=\"\"\"\"\",\n    \"\"\n)\n",
             "annotation class Single(val binds: Array<KClass<*>> = [], val c: Boolean = false)\n",
         ];
