@@ -66,7 +66,7 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// labelled `is:`/`as:` after their brace (swift-snapshot-testing), `canImport` with a
 /// version (swift-system), Kotlin raw strings ending in quotes and an enum entry named
 /// `enum` (ktor), `vararg` class parameters named like a modifier (detekt) and `get`
-/// called infix after a block (Exposed).
+/// called infix after a block and `when` guards over several lines (Exposed).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
 pub const SCHEME_VERSION: u32 = 20;
 

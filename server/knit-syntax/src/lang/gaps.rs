@@ -2100,8 +2100,9 @@ fn annotations_and_modifiers(text: &[u8]) -> bool {
 }
 
 /// Guard conditions in `when` branches, `is String if x.isEmpty() -> …` (Kotlin 2.2,
-/// ktor): the `if` and its condition, up to the branch's `->` on the same line, are
-/// excised; their tokens are hashed where they stand.
+/// ktor): the `if` and its condition, up to the branch's `->` on the same line or, for a
+/// parenthesised condition over several lines (Exposed), right after its closing
+/// parenthesis, are excised; their tokens are hashed where they stand.
 pub(crate) fn kotlin_when_guards(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for at in word_at(b, b"if") {
@@ -2115,6 +2116,18 @@ pub(crate) fn kotlin_when_guards(src: &str, out: &mut Vec<Repair>) {
         }
         if let Some(arrow) = find(&b[at..end], b"->") {
             out.push(Repair::Excise { start: at, end: at + arrow });
+            continue;
+        }
+        // A parenthesised guard over several lines (Exposed's `is LiteralOp<*> if (` / … /
+        // `) -> {`): the arrow after its closing parenthesis.
+        let open = skip_blanks(b, at + 2);
+        if b.get(open) == Some(&b'(') {
+            if let Some(close) = balanced_end(b, open, b'(', b')') {
+                let arrow = skip_space(b, close + 1);
+                if b[arrow..].starts_with(b"->") {
+                    out.push(Repair::Excise { start: at, end: arrow });
+                }
+            }
         }
     }
 }
@@ -2129,7 +2142,7 @@ pub(crate) fn kotlin_when_guards(src: &str, out: &mut Vec<Repair>) {
 /// own among JSON Schema's keywords, ktor's OpenAPI model), read as the modifier; a
 /// class's `vararg` parameter named like a modifier (`class TestRule(vararg data: Pair<…>)`,
 /// detekt's tests); and `get` called infix right after a block (`t.insert { … } get t.id`,
-/// Exposed's tests), read as a getter. The first letter becomes a capital.
+/// `} get (t.id)`, Exposed's tests), read as a getter. The first letter becomes a capital.
 pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for word in [&b"get"[..], b"set"] {
@@ -2153,7 +2166,7 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
         |at| {
             let after_block = prev_non_space(b, at).is_some_and(|(p, c)| c == b'}' && !b[p..at].contains(&b'\n'));
             let operand = skip_blanks(b, at + 3);
-            after_block && operand > at + 3 && b.get(operand).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_')
+            after_block && operand > at + 3 && b.get(operand).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'(')
         },
         out,
     );
@@ -2472,8 +2485,8 @@ mod tests {
     fn kotlin_constructors_after_the_header_guards_and_setters() {
         let src = "public value class S<out T>\n@PublishedApi internal constructor(val h: Any?) {}\nclass B<\n    T\n    >\n@Ann\nactual constructor(x: Int) {}\nclass C {\n    @Inject internal constructor(x: Int) : this()\n}\n";
         assert_eq!(cuts(kotlin_constructor_modifiers_after_the_header, src), ["cut \"@PublishedApi internal \"", "cut \"@Ann\"", "cut \"actual \""]);
-        let src = "when (x) {\n    is String if x.isEmpty() -> 0\n    else if (y) -> 1\n    a -> if (b) c else d\n}\n";
-        assert_eq!(cuts(kotlin_when_guards, src), ["cut \"if x.isEmpty() \"", "cut \"if (y) \""]);
+        let src = "when (x) {\n    is String if x.isEmpty() -> 0\n    else if (y) -> 1\n    a -> if (b) c else d\n    is Op<*> if (\n        a && (b == null)\n        ) -> 2\n    is Q if (c) {\n    }\n}\n";
+        assert_eq!(cuts(kotlin_when_guards, src), ["cut \"if x.isEmpty() \"", "cut \"if (y) \"", "cut \"if (\\n        a && (b == null)\\n        ) \""]);
         let src = "var t: T\n    get() = a\n    @InternalApi set(value) {}\n    @Synchronized get() = b\n    private set\n";
         assert_eq!(cuts(kotlin_annotated_accessors, src), ["cut \"@Synchronized \"", "cut \"@InternalApi \""]);
         let src = "var u: T\n    get() = a\n    @Suppress(\"A // B\") // why\n    @Synchronized\n    set(value) {}\n";
@@ -2502,11 +2515,11 @@ mod tests {
 
     #[test]
     fn kotlin_names_the_grammar_reads_as_keywords_and_one_line_bodies() {
-        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\nclass R(vararg data: Int, vararg items: Int)\nval i = t.insert { x } get t.id\nval j = t.f {\n} get(1)\n";
+        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\nclass R(vararg data: Int, vararg items: Int)\nval i = t.insert { x } get t.id\nval j = t.f {\n} get(1)\nval k = t.insert {\n} get (t.id)\n";
         let at = |s: &str| src.find(s).unwrap();
         let mut found = cuts(kotlin_names_read_as_keywords, src);
         found.sort();
-        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,")), format!("{}:D", at("data:")), format!("{}:G", at("get t."))];
+        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,")), format!("{}:D", at("data:")), format!("{}:G", at("get t.")), format!("{}:G", at("get (t."))];
         expected.sort();
         assert_eq!(found, expected);
         let src = "class A { val x = 1 }\n    MAIN { override fun f() = 1 },\n    B(2) { override fun f() = 2 };\nclass E {}\nclass F { }\nfun g() { h() }\nenum class G { A, B;}\n";

@@ -1177,6 +1177,7 @@ mod tests {
             "enum class Keyword {\n    pattern,\n    enum,\n    id\n}\n",
             "private class TestRule(vararg data: Pair<String, Any>) : Rule(TestConfig(*data))\n",
             "fun t() {\n    val id = table.insert {\n        it[code] = 2\n    } get table.id\n}\n",
+            "fun d(e: Any) = when (e) {\n    is Op<*> if (\n        e.a && (e.b == null)\n        ) -> 1\n    else -> 2\n}\n",
             "fun lines() = listOf(\n    \"\"\"filename=\"\"\"\"\",\n    \"\"\n)\n",
             "annotation class Single(val binds: Array<KClass<*>> = [], val c: Boolean = false)\n",
         ];
