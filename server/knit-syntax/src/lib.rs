@@ -64,7 +64,8 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// (type-fest), import types in a call's type arguments (vitest's
 /// `importActual<typeof import('x')>()`: zustand, redux-toolkit), Swift trailing closures
 /// labelled `is:`/`as:` after their brace (swift-snapshot-testing), `canImport` with a
-/// version (swift-system), Kotlin raw strings ending in quotes and an enum entry named
+/// version (swift-system), comma-separated associated type lists and optional types in
+/// same-type requirements (fluent-kit), Kotlin raw strings ending in quotes and an enum entry named
 /// `enum` (ktor), `vararg` class parameters named like a modifier (detekt) and `get`
 /// called infix after a block and `when` guards over several lines (Exposed).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.

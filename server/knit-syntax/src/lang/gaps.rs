@@ -1535,6 +1535,60 @@ fn balanced_end(b: &[u8], at: usize, open: u8, close: u8) -> Option<usize> {
     None
 }
 
+/// An associated type inheriting several protocols, comma-separated
+/// (`associatedtype IDValue: Codable, Hashable, Sendable`, fluent-kit): tree-sitter-swift
+/// 0.7 reads one inherited type there. Each comma of the list (outside `<…>`, before a
+/// `where`, an `=` or the line's end) becomes `&`, a composition the grammar reads; the
+/// token hashed is the original comma.
+pub(crate) fn swift_associated_type_lists(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"associatedtype") {
+        // the rest of the line, within 512 bytes (a hostile line of many declarations
+        // stays linear)
+        let stop = (at + 512).min(b.len());
+        let end = b[at..stop].iter().position(|&c| c == b'\n').map_or(stop, |q| at + q);
+        let end = find(&b[at..end], b"//").map_or(end, |q| at + q);
+        let Some(colon) = b[at..end].iter().position(|&c| c == b':').map(|q| at + q) else { continue };
+        let mut depth = 0i32;
+        let mut k = colon + 1;
+        while k < end {
+            match b[k] {
+                b'<' => depth += 1,
+                b'>' => depth -= 1,
+                b'=' => break,
+                b',' if depth == 0 => out.push(Repair::Overwrite { at: k, byte: b'&' }),
+                c if is_word_byte(c) => {
+                    let word_end = skip_word(b, k);
+                    if &b[k..word_end] == b"where" {
+                        break;
+                    }
+                    k = word_end;
+                    continue;
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+    }
+}
+
+/// An optional type on the left of a same-type requirement (`where ForeignField.Value? ==
+/// LocalField.Value`, fluent-kit's join operators): tree-sitter-swift 0.7 reads only a
+/// plain type there. The `?` — after a name, before `==`, which no expression writes — is
+/// excised and hashed where it stands.
+pub(crate) fn swift_optional_same_type_requirements(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while let Some(p) = find(&b[i..], b"?") {
+        let at = i + p;
+        i = at + 1;
+        let eq = skip_blanks(b, at + 1);
+        if at > 0 && is_word_byte(b[at - 1]) && b[eq..].starts_with(b"==") && b.get(eq + 2) != Some(&b'=') {
+            out.push(Repair::Excise { start: at, end: at + 1 });
+        }
+    }
+}
+
 /// Blanks before a `;` between statements on one line (`tree { 4 ; 5 }`, vapor's
 /// column-aligned `p[n] = tab[i]          ; fallthrough`) are a syntax error in
 /// tree-sitter-swift 0.7. The `;` moves to the first blank of the run and leaves a blank
@@ -2831,6 +2885,18 @@ mod tests {
     }
 
     #[test]
+    fn associated_type_lists_and_optional_same_type_requirements() {
+        let src = "protocol M {\n    associatedtype ID: Codable, Hashable, Sendable // a, b\n    associatedtype K: P<A, B>, Q where K.X: Y, K.Z: W\n    associatedtype V = Int\n}\n";
+        let at = |s: &str| src.find(s).unwrap();
+        assert_eq!(
+            cuts(swift_associated_type_lists, src),
+            [format!("{}:&", at(", Hashable")), format!("{}:&", at(", Sendable")), format!("{}:&", at(", Q"))]
+        );
+        let src = "func f() where A.Value? == B.Value, C == D {}\nlet x = a ?? b\nlet y = c?.d == e\nlet z = p ? q : r\n";
+        assert_eq!(cuts(swift_optional_same_type_requirements, src), ["cut \"?\""]);
+    }
+
+    #[test]
     fn labelled_trailing_closures_whose_label_reads_as_a_cast() {
         // the grammar reads other labels after a brace on its line; a cast is left alone
         let src = "f {\n  1\n} is: {\n  2\n}\ng.f { 1 } as : { 2 }\nh { 1 } errorHandler: { 2 }\nlet y = x is Int\nlet z = [a: { 1 } as Any]\n";
@@ -3002,10 +3068,13 @@ mod tests {
             "}\n ::a\n::b\n= ::c ".repeat(n),
             "= [] ([] a[] where?. @A\n get() ".repeat(n),
             "keyof readonly keyof\nreadonly ".repeat(n),
+            "associatedtype A: B, C<D, E>, a? == ".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 51] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 53] = [
             typescript_keyof_readonly,
+            swift_associated_type_lists,
+            swift_optional_same_type_requirements,
             kotlin_context_parameters,
             kotlin_multi_dollar_strings,
             kotlin_suspend_lambdas,

@@ -1116,6 +1116,8 @@ mod tests {
             "func f() {\n  assertCustom {\n    \"Hello\"\n  } is: {\n    \"World\"\n  }\n  g.f { 1 } as: { 2 }\n}\n",
             "enum E {\n  case vsock(_: Int)\n  case b\n}\n",
             "struct S {\n  #if canImport(Darwin, _version: 346) || os(FreeBSD)\n  func f() {}\n  #endif\n}\n",
+            "protocol Model: AnyModel {\n  associatedtype IDValue: Codable, Hashable, Sendable\n  var id: IDValue? { get set }\n}\n",
+            "func eq<F, L>(l: F, r: L) -> Bool where\n  F: S, L: S,\n  F.Value? == L.Value\n{\n  true\n}\n",
             "func f() -> Any.Type {\n  Swift::Int.self\n}\nextension Sel::Tag {}\n",
             "struct T {\n  init(_ s: _const String) {}\n}\n",
             "func f() -> Any.Type {\n  (@convention(c) (CInt) -> CInt).self\n}\n",

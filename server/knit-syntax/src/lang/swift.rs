@@ -78,6 +78,8 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_fallthrough_before_directive(src, &mut out);
     gaps::swift_misplaced_directives(src, &mut out);
     gaps::swift_trailing_closure_labels(src, &mut out);
+    gaps::swift_associated_type_lists(src, &mut out);
+    gaps::swift_optional_same_type_requirements(src, &mut out);
     gaps::swift_enum_wildcard_labels(src, &mut out);
     gaps::swift_blank_before_semicolon(src, &mut out);
     gaps::swift_init_where_line_breaks(src, &mut out);
