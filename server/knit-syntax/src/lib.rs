@@ -67,7 +67,8 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// version (swift-system), comma-separated associated type lists and optional types in
 /// same-type requirements (fluent-kit), Kotlin raw strings ending in quotes and an enum entry named
 /// `enum` (ktor), `vararg` class parameters named like a modifier (detekt) and `get`
-/// called infix after a block and `when` guards over several lines (Exposed).
+/// called infix after a block and `when` guards over several lines (Exposed), members
+/// named `abstract` or `accessor` (mikro-orm), and print scheme 5.
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
 pub const SCHEME_VERSION: u32 = 20;
 
@@ -80,8 +81,9 @@ pub const SCHEME_VERSION: u32 = 20;
 /// whole `if`/`guard`/`while` condition or `switch` subject elided (swift-format's
 /// NoParensAroundConditions removes them); 4: what prettier changes in Effect's
 /// TypeScript without changing its meaning (more parentheses, listed on `EcmaRules`, and a
-/// regular expression's flag order).
-pub const PRINT_SCHEME: u8 = 4;
+/// regular expression's flag order); 5: TypeScript's type keyword `string` hashed as
+/// written, no longer as the string literal `"trin"`.
+pub const PRINT_SCHEME: u8 = 5;
 
 /// Declarations nested in declarations deeper than this are not extracted (DESIGN 1.3:
 /// `unchecked`, reason `too_deep`). Real code stays far below it — a method in a class

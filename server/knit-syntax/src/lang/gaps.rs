@@ -1611,12 +1611,25 @@ pub(crate) fn swift_blank_before_semicolon(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// Members named like a keyword the grammar then reads as one (mikro-orm): `abstract` as
+/// a property or method name (`abstract?: boolean;` in an interface or object type,
+/// `abstract(): void`), and a method named `accessor` (`accessor(value) { … }`, read as
+/// an auto-accessor). At a line's start, followed by what follows a member's name
+/// (`?`, `:`, `(`, `=`, `;`, `!`; for `accessor`, `(` or `<`), the first letter becomes
+/// a capital; names are read from the original text.
+pub(crate) fn typescript_keyword_member_names(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let next = |at: usize, word: &[u8]| b.get(skip_blanks(b, at + word.len())).copied();
+    capitalise_where(b, b"abstract", |at| is_line_initial(b, at) && matches!(next(at, b"abstract"), Some(b'?' | b':' | b'(' | b'=' | b';' | b'!')), out);
+    capitalise_where(b, b"accessor", |at| is_line_initial(b, at) && matches!(next(at, b"accessor"), Some(b'(' | b'<')), out);
+}
+
 /// Auto-accessors (decorators proposal, TypeScript 4.9): tree-sitter-typescript reads
 /// `accessor` only as a field's first word, so `override accessor foo = 2` and `static
 /// accessor x` (as Lit's decorators write them) are errors; tree-sitter-javascript knows
 /// no `accessor` at all. The keyword and its blanks are excised where a name follows on
 /// its line and a modifier precedes it (`plain` also: at the start of a line or after a
-/// decorator's `)`, for JavaScript); its token is hashed where it stands.
+/// decorator, for JavaScript); its token is hashed where it stands.
 pub(crate) fn auto_accessors(src: &str, plain: bool, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for at in word_at(b, b"accessor") {
@@ -1637,8 +1650,17 @@ pub(crate) fn auto_accessors(src: &str, plain: bool, out: &mut Vec<Repair>) {
             }
             matches!(&b[first..=last], b"override" | b"static" | b"abstract" | b"public" | b"private" | b"protected" | b"readonly" | b"declare")
         };
+        // JavaScript after a decorator without arguments (`@observable accessor a = 1`,
+        // mobx's tests)
+        let after_decorator = plain && is_word_byte(c) && {
+            let mut first = last;
+            while first > 0 && (is_word_byte(b[first - 1]) || b[first - 1] == b'.') {
+                first -= 1;
+            }
+            first > 0 && b[first - 1] == b'@'
+        };
         let starts_member = plain && (is_line_initial(b, at) || matches!(c, b')' | b';' | b'{' | b'}'));
-        if after_modifier || starts_member {
+        if after_modifier || starts_member || after_decorator {
             out.push(Repair::Excise { start: at, end: name });
         }
     }
@@ -2486,6 +2508,15 @@ mod tests {
     }
 
     #[test]
+    fn members_named_abstract_or_accessor() {
+        let src = "interface O {\n  abstract?: boolean;\n  abstract: boolean\n}\nabstract class A {\n  abstract f(): void;\n  accessor(\n    a: string,\n  ) {}\n  accessor x = 1\n  static accessor<T>() {}\n}\n";
+        let at = |s: &str| src.find(s).unwrap();
+        assert_eq!(cuts(typescript_keyword_member_names, src), [format!("{}:A", at("abstract?")), format!("{}:A", at("abstract:")), format!("{}:A", at("accessor(\n"))]);
+        let src = "class A {\n  @observable accessor a = 1\n  @x.y accessor b\n  @f() accessor c\n  x = accessor\n}\n";
+        assert_eq!(cuts(|s, o| auto_accessors(s, true, o), src), ["cut \"accessor \"", "cut \"accessor \"", "cut \"accessor \""]);
+    }
+
+    #[test]
     fn keyof_readonly() {
         let src = "type K = keyof readonly [1]\ntype L = keyof\n  readonly string[]\ntype M = keyof readonlyA\nconst n = o.keyof.readonly\n";
         assert_eq!(cuts(typescript_keyof_readonly, src), ["cut \"readonly \"", "cut \"readonly \""]);
@@ -3069,10 +3100,12 @@ mod tests {
             "= [] ([] a[] where?. @A\n get() ".repeat(n),
             "keyof readonly keyof\nreadonly ".repeat(n),
             "associatedtype A: B, C<D, E>, a? == ".repeat(n),
+            "abstract?\naccessor(\n@a.b accessor c ".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 53] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 54] = [
             typescript_keyof_readonly,
+            typescript_keyword_member_names,
             swift_associated_type_lists,
             swift_optional_same_type_requirements,
             kotlin_context_parameters,

@@ -1269,6 +1269,19 @@ mod tests {
     }
 
     #[test]
+    fn the_type_keyword_string_is_no_string_literal() {
+        let print = |src: &str, scheme: u8| crate::parse_with_print_scheme(Lang::TypeScript, src, scheme, None).declarations[0].fingerprint;
+        let (keyword, literal) = ("export type T = string\n", "export type T = 'trin'\n");
+        assert_ne!(print(keyword, crate::PRINT_SCHEME), print(literal, crate::PRINT_SCHEME));
+        // print scheme 4 read the keyword as the literal: its baselines are compared so
+        assert_eq!(print(keyword, 4), print(literal, 4));
+        // a string literal prints as before; only the keyword changed
+        assert_eq!(print(literal, crate::PRINT_SCHEME), print(literal, 4));
+        let tsx = |src: &str, scheme: u8| crate::parse_with_print_scheme(Lang::Tsx, src, scheme, None).declarations[0].fingerprint;
+        assert_ne!(tsx(keyword, crate::PRINT_SCHEME), tsx(literal, crate::PRINT_SCHEME));
+    }
+
+    #[test]
     fn import_types_in_a_calls_type_arguments_are_read_and_hashed_as_written() {
         // vitest's idiom (zustand, redux-toolkit); the module string is one token by value.
         // (With an argument that is an expression on its own, `f<typeof import('m')>(x)`,
@@ -1312,6 +1325,9 @@ mod tests {
         let cases = [
             "export function g(): keyof readonly X[] {\n  return h(y);\n}\n",
             "export function g(y: Y) {\n  expectType<[number?]>(y);\n  return f<[1?] | A>(y);\n}\n",
+            // mikro-orm's members named like keywords
+            "export interface O {\n  abstract?: boolean;\n  x: number;\n}\n",
+            "export class C {\n  accessor(\n    a: number\n  ): void {}\n}\n",
         ];
         for src in cases {
             assert_eq!(repaired_hashed_texts(Lang::TypeScript, src), lexical_tokens(src), "{src}");

@@ -27,7 +27,7 @@ pub(crate) static TYPESCRIPT: LanguageSpec = LanguageSpec {
     grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
     kinds: KINDS,
     rules: &ECMA_RULES,
-    earlier_rules: &[(1, &ECMA_RULES_V1), (2, &ECMA_RULES_V3), (3, &ECMA_RULES_V3)],
+    earlier_rules: &[(1, &ECMA_RULES_V1), (2, &ECMA_RULES_V3), (3, &ECMA_RULES_V3), (4, &ECMA_RULES_V4)],
     declarations,
     imports: collect_imports,
     repairs: |root, src| repairs(root, src, false),
@@ -41,7 +41,7 @@ pub(crate) static TSX: LanguageSpec = LanguageSpec {
     grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
     kinds: KINDS,
     rules: &ECMA_RULES,
-    earlier_rules: &[(1, &ECMA_RULES_V1), (2, &ECMA_RULES_V3), (3, &ECMA_RULES_V3)],
+    earlier_rules: &[(1, &ECMA_RULES_V1), (2, &ECMA_RULES_V3), (3, &ECMA_RULES_V3), (4, &ECMA_RULES_V4)],
     declarations,
     imports: collect_imports,
     repairs: |root, src| repairs(root, src, true),
@@ -60,6 +60,7 @@ fn repairs(root: Node<'_>, src: &str, tsx: bool) -> Vec<Repair> {
     gaps::typescript_tagged_template_type_arguments(src, &mut out);
     gaps::typescript_joined_generic_type_arguments(src, &mut out);
     gaps::typescript_keyof_readonly(src, &mut out);
+    gaps::typescript_keyword_member_names(src, &mut out);
     let mut template_types = Vec::new();
     super::walk_errors(root, |n, _| {
         if n.kind() == "template_literal_type" {
@@ -492,12 +493,20 @@ pub(crate) struct EcmaRules {
     /// union or intersection, an intersection in a union; and a regular expression's flags
     /// in any order.
     formatter_parens: bool,
+    /// Print scheme 5: only a string literal is hashed as one. TypeScript's type keyword
+    /// `string` is an anonymous node of the same kind name, and earlier schemes hashed it
+    /// as the literal `"trin"` (its text without the first and last byte), so a type
+    /// changed from `string` to `'trin'` printed the same. (JavaScript has no such keyword:
+    /// its prints are the same in schemes 4 and 5.)
+    named_strings: bool,
 }
 
-pub(crate) static ECMA_RULES: EcmaRules = EcmaRules { structural_parens: true, formatter_parens: true };
+pub(crate) static ECMA_RULES: EcmaRules = EcmaRules { structural_parens: true, formatter_parens: true, named_strings: true };
+/// The rules of print scheme 4.
+pub(crate) static ECMA_RULES_V4: EcmaRules = EcmaRules { structural_parens: true, formatter_parens: true, named_strings: false };
 /// The rules of print schemes 2 and 3 (the same for these languages).
-pub(crate) static ECMA_RULES_V3: EcmaRules = EcmaRules { structural_parens: true, formatter_parens: false };
-pub(crate) static ECMA_RULES_V1: EcmaRules = EcmaRules { structural_parens: false, formatter_parens: false };
+pub(crate) static ECMA_RULES_V3: EcmaRules = EcmaRules { structural_parens: true, formatter_parens: false, named_strings: false };
+pub(crate) static ECMA_RULES_V1: EcmaRules = EcmaRules { structural_parens: false, formatter_parens: false, named_strings: false };
 
 impl TokenRules for EcmaRules {
     fn phantom_string(&self, quoted: &str) -> Option<String> {
@@ -533,7 +542,7 @@ impl TokenRules for EcmaRules {
             // prettier adds or drops the leading `|` / `&` of a multi-line union or
             // intersection type.
             "|" | "&" if at.is_first() && matches!(at.parent_kind(), "union_type" | "intersection_type") => NodeRule::Skip,
-            "string" => {
+            "string" if !self.named_strings || node.is_named() => {
                 let raw = src.get(node.byte_range()).unwrap_or("");
                 let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
                 let value = unescape(inner);
