@@ -67,7 +67,8 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// version (swift-system), comma-separated associated type lists and optional types in
 /// same-type requirements (fluent-kit), Kotlin raw strings ending in quotes and an enum entry named
 /// `enum` (ktor), `vararg` class parameters named like a modifier (detekt) and `get`
-/// called infix after a block and `when` guards over several lines (Exposed), members
+/// called infix after a block and `when` guards over several lines (Exposed), trailing
+/// commas in Kotlin index expressions (koin), members
 /// named `abstract` or `accessor` (mikro-orm), and print scheme 5.
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
 pub const SCHEME_VERSION: u32 = 20;

@@ -10,7 +10,7 @@ use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
 const PINNED_VERSION: u32 = 20;
-const PINNED_DIGEST: &str = "5ea33a6b83d030f0";
+const PINNED_DIGEST: &str = "7bef2e6078b4e38e";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

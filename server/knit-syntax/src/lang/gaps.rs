@@ -2415,6 +2415,18 @@ pub(crate) fn kotlin_line_initial_references(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// A trailing comma in an index expression (`creators[\n    Key(a, b),\n]?.invoke()`,
+/// koin's `CheckModules`): Kotlin allows it, tree-sitter-kotlin-ng 1.1 does not. The comma
+/// becomes a blank; a comma before a closing bracket hashes nothing wherever it stands.
+pub(crate) fn kotlin_trailing_index_commas(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for (close, _) in b.iter().enumerate().filter(|(_, &c)| c == b']') {
+        if let Some((comma, b',')) = prev_non_space(b, close) {
+            out.push(Repair::Overwrite { at: comma, byte: b' ' });
+        }
+    }
+}
+
 /// An empty collection literal in an annotation, `val binds: Array<KClass<*>> = []` or
 /// `@Module(includes = [])` (koin): tree-sitter-kotlin-ng 1.1 wants an element in one.
 /// The brackets become braces, an empty lambda of the same two bytes, read as the
@@ -2590,6 +2602,12 @@ mod tests {
             cuts(kotlin_unreadable_calls, src),
             ["cut \"?\"".to_string(), "cut \"?\"".to_string(), format!("{}:O", at("open(")), "cut \"(\"".to_string(), "cut \")\"".to_string(), "cut \"(\"".to_string(), "cut \")\"".to_string()]
         );
+    }
+
+    #[test]
+    fn kotlin_trailing_commas_in_index_expressions() {
+        let src = "val p = all.creators[\n    C(a,),\n]?.invoke(a)\nval q = m[k , ]\nval r = m[k]\n";
+        assert_eq!(cuts(kotlin_trailing_index_commas, src), [format!("{}: ", src.find("),\n]").unwrap() + 1), format!("{}: ", src.find(", ]").unwrap())]);
     }
 
     #[test]
@@ -3101,9 +3119,11 @@ mod tests {
             "keyof readonly keyof\nreadonly ".repeat(n),
             "associatedtype A: B, C<D, E>, a? == ".repeat(n),
             "abstract?\naccessor(\n@a.b accessor c ".repeat(n),
+            "a[b, ]\n, ]]".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 54] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 55] = [
+            kotlin_trailing_index_commas,
             typescript_keyof_readonly,
             typescript_keyword_member_names,
             swift_associated_type_lists,

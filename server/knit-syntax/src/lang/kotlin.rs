@@ -70,6 +70,7 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::kotlin_unreadable_calls(src, &mut out);
     gaps::kotlin_line_initial_references(src, &mut out);
     gaps::kotlin_empty_collection_literals(src, &mut out);
+    gaps::kotlin_trailing_index_commas(src, &mut out);
     out
 }
 

@@ -1180,6 +1180,7 @@ mod tests {
             "private class TestRule(vararg data: Pair<String, Any>) : Rule(TestConfig(*data))\n",
             "fun t() {\n    val id = table.insert {\n        it[code] = 2\n    } get table.id\n}\n",
             "fun d(e: Any) = when (e) {\n    is Op<*> if (\n        e.a && (e.b == null)\n        ) -> 1\n    else -> 2\n}\n",
+            "fun p(all: All) {\n    val p = all.creators[\n        Key(a)\n    ,]?.invoke(a)\n}\n",
             "fun lines() = listOf(\n    \"\"\"filename=\"\"\"\"\",\n    \"\"\n)\n",
             "annotation class Single(val binds: Array<KClass<*>> = [], val c: Boolean = false)\n",
         ];
@@ -1190,6 +1191,8 @@ mod tests {
             let hashed = repaired_hashed_texts(Lang::Kotlin, src);
             let code: String = src.lines().map(|l| l.find("//").map_or(l, |c| &l[..c])).collect();
             let own: String = code.chars().filter(|c| !c.is_whitespace() && *c != ';').collect();
+            // a comma before a closing bracket hashes nothing (as in every stream)
+            let own = own.replace(",]", "]").replace(",)", ")");
             assert_eq!(joined(&hashed), own, "{src}\n{hashed:?}");
         }
     }
