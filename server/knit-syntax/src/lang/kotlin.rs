@@ -98,17 +98,13 @@ fn raw_strings_ending_in_quotes(root: Node<'_>, src: &str, out: &mut Vec<Repair>
         }
     }
     for (start, end) in runs {
-        // Down from the root (never `parent()`): the raw string holding the run's first quote.
-        let mut cursor = root.walk();
+        // the raw string holding the run's first quote
         let mut string_end = None;
-        loop {
-            if cursor.node().kind() == "multiline_string_literal" {
-                string_end = Some(cursor.node().end_byte());
+        super::descend_to(root, start, |n| {
+            if n.kind() == "multiline_string_literal" {
+                string_end = Some(n.end_byte());
             }
-            if cursor.goto_first_child_for_byte(start).is_none() || cursor.node().start_byte() > start {
-                break;
-            }
-        }
+        });
         if string_end.is_some_and(|e| e < end) {
             for at in start..end - 3 {
                 out.push(Repair::Overwrite { at, byte: b'x' });

@@ -147,20 +147,13 @@ fn local_statement_prefixes(root: Node<'_>, src: &str, out: &mut Vec<Repair>) {
     candidates.retain(|&(at, end)| gaps::is_line_initial(b, at) && b.get(end).is_some());
     candidates.truncate(MAX_LOCAL_PREFIXES);
     for (at, end) in candidates {
-        // Down from the root (never `parent()`, which walks from the root per call): the
-        // innermost body or type body around `at` decides.
-        let mut cursor = root.walk();
+        // the innermost body or type body around `at` decides
         let mut local = false;
-        loop {
-            match cursor.node().kind() {
-                "class_body" | "protocol_body" | "enum_class_body" => local = false,
-                "function_body" | "lambda_literal" | "statements" | "switch_entry" => local = true,
-                _ => {}
-            }
-            if cursor.goto_first_child_for_byte(at).is_none() || cursor.node().start_byte() > at {
-                break;
-            }
-        }
+        super::descend_to(root, at, |n| match n.kind() {
+            "class_body" | "protocol_body" | "enum_class_body" => local = false,
+            "function_body" | "lambda_literal" | "statements" | "switch_entry" => local = true,
+            _ => {}
+        });
         if local {
             out.push(Repair::Excise { start: at, end });
         }
