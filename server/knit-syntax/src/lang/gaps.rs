@@ -1501,11 +1501,13 @@ pub(crate) fn swift_dollar_inside_identifiers(src: &str, out: &mut Vec<Repair>) 
 /// `stack[id: 0, case: /Element.int]`) starts a bare regex literal for tree-sitter-swift
 /// 0.7, which swallows the line. When the path after it is not closed by another `/` (no
 /// regex), the `/` is overwritten with the prefix operator `-`, read the same way; the
-/// token hashed is the original `/`.
+/// token hashed is the original `/`. Before a function's name (`(/embed).extract`,
+/// `appending(path: /rhs)`, swift-case-paths' deprecated API) the same, where the name
+/// ends the argument.
 pub(crate) fn swift_case_path_prefix_slash(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for i in 1..b.len().saturating_sub(1) {
-        if b[i] != b'/' || !matches!(b[i - 1], b'(' | b'[' | b',' | b' ' | b'\t') || !b[i + 1].is_ascii_uppercase() {
+        if b[i] != b'/' || !matches!(b[i - 1], b'(' | b'[' | b',' | b' ' | b'\t') || !(b[i + 1].is_ascii_alphabetic() || b[i + 1] == b'_') {
             continue;
         }
         let before = prev_non_space(b, i).map(|(_, c)| c);
@@ -1513,7 +1515,10 @@ pub(crate) fn swift_case_path_prefix_slash(src: &str, out: &mut Vec<Repair>) {
             continue;
         }
         let end = i + 1 + b[i + 1..].iter().take_while(|&&c| is_word_byte(c) || c == b'.').count();
-        if b.get(end) != Some(&b'/') {
+        // A function (`(/embed)`, `path: /rhs`, the deprecated spelling) only where the
+        // path ends its argument: a regex literal rarely does so (`/ab+/`).
+        let path_ends = b[i + 1].is_ascii_uppercase() || matches!(b.get(end), Some(b')' | b',' | b']') | None);
+        if b.get(end) != Some(&b'/') && path_ends {
             out.push(Repair::Overwrite { at: i, byte: b'-' });
         }
     }
@@ -2491,6 +2496,10 @@ mod tests {
         assert_eq!(cuts(swift_dollar_inside_identifiers, "var _$id: Int\nlet x = $0 + a$b + \"$\" + 1$x\n"), ["5:_", "28:_"]);
         let src = "x.ifCaseLet(/State.child, action: /Action.child)\nlet r = /Abc/\nlet q = a / B\n";
         assert_eq!(cuts(swift_case_path_prefix_slash, src), ["12:-", "34:-"]);
+        // a function's name only where it ends the argument; a lowercase regex is left
+        let src = "(/embed).extract(from:)\nl.appending(path: /rhs)\nf(/ab+/)\ng(/ab c/)\nlet d = a /b\n";
+        let at = |s: &str| src.find(s).unwrap();
+        assert_eq!(cuts(swift_case_path_prefix_slash, src), [format!("{}:-", at("/embed")), format!("{}:-", at("/rhs"))]);
     }
 
     #[test]

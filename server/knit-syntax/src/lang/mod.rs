@@ -1130,6 +1130,7 @@ mod tests {
             "enum E {\n  case vsock(_: Int)\n  case b\n}\n",
             "struct S {\n  #if canImport(Darwin, _version: 346) || os(FreeBSD)\n  func f() {}\n  #endif\n}\n",
             "protocol Model: AnyModel {\n  associatedtype IDValue: Codable, Hashable, Sendable\n  var id: IDValue? { get set }\n}\n",
+            "func e(embed: (V) -> R) -> (R) -> V? {\n  (/embed).extract(from:)\n}\n",
             "func eq<F, L>(l: F, r: L) -> Bool where\n  F: S, L: S,\n  F.Value? == L.Value\n{\n  true\n}\n",
             "func f() -> Any.Type {\n  Swift::Int.self\n}\nextension Sel::Tag {}\n",
             "struct T {\n  init(_ s: _const String) {}\n}\n",
