@@ -75,6 +75,11 @@ fn prev_non_space(src: &[u8], i: usize) -> Option<(usize, u8)> {
     src[..i].iter().rposition(|b| !b.is_ascii_whitespace()).map(|p| (p, src[p]))
 }
 
+/// The last non-blank byte before `i` on `i`'s own line, with its index.
+fn prev_on_line(src: &[u8], i: usize) -> Option<(usize, u8)> {
+    prev_non_space(src, i).filter(|&(p, _)| !src[p..i].contains(&b'\n'))
+}
+
 /// A word the grammar takes for a keyword or a type (`try`, `open`, `str`) but the code
 /// uses as a name: wherever it stands whole and `is_name(offset)` says so, its first
 /// letter becomes a capital (`.Try`, `Open(`, `Str!`), an identifier of the same length
@@ -1376,9 +1381,8 @@ pub(crate) fn swift_trailing_closure_labels(src: &str, out: &mut Vec<Repair>) {
     }
     for cast in [&b"is"[..], &b"as"[..]] {
         for at in word_at(b, cast) {
-            let Some((close, b'}')) = prev_non_space(b, at) else { continue };
-            // On a line of its own, the label was read above.
-            if b[close..at].contains(&b'\n') {
+            // (on a line of its own, the label was read above)
+            if !matches!(prev_on_line(b, at), Some((_, b'}'))) {
                 continue;
             }
             let colon = skip_blanks(b, at + cast.len());
@@ -1583,10 +1587,7 @@ pub(crate) fn swift_associated_type_lists(src: &str, out: &mut Vec<Repair>) {
 /// excised and hashed where it stands.
 pub(crate) fn swift_optional_same_type_requirements(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    let mut i = 0;
-    while let Some(p) = find(&b[i..], b"?") {
-        let at = i + p;
-        i = at + 1;
+    for at in occurrences(b, b"?") {
         let eq = skip_blanks(b, at + 1);
         if at > 0 && is_word_byte(b[at - 1]) && b[eq..].starts_with(b"==") && b.get(eq + 2) != Some(&b'=') {
             out.push(Repair::Excise { start: at, end: at + 1 });
@@ -1796,10 +1797,7 @@ pub(crate) fn swift_availability_feature_names(src: &str, out: &mut Vec<Repair>)
 /// stands.
 pub(crate) fn swift_open_range_loops(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    let mut i = 0;
-    while let Some(p) = find(&b[i..], b"...") {
-        let dots = i + p;
-        i = dots + 3;
+    for dots in occurrences(b, b"...") {
         let brace = skip_blanks(b, dots + 3);
         if dots == 0 || !(is_word_byte(b[dots - 1]) || b[dots - 1] == b')') || b.get(brace) != Some(&b'{') {
             continue;
@@ -2245,7 +2243,7 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
         b,
         b"get",
         |at| {
-            let after_block = prev_non_space(b, at).is_some_and(|(p, c)| c == b'}' && !b[p..at].contains(&b'\n'));
+            let after_block = matches!(prev_on_line(b, at), Some((_, b'}')));
             let operand = skip_blanks(b, at + 3);
             after_block && operand > at + 3 && b.get(operand).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'(')
         },
