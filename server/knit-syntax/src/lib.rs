@@ -16,6 +16,7 @@ pub mod lang;
 pub mod similarity;
 pub mod visibility;
 mod parse_memory;
+mod parse_pace;
 mod tokens;
 
 pub use decl::{BodyPrint, Declaration, FileSyntax, IdentityKind, Import, Region};

@@ -280,7 +280,9 @@ const PARSE_REPORTS_FLOOR: usize = 1_000;
 /// (`over_budget`, anchors `unchecked` as `too_costly`) and is cached with the text like
 /// one: a rerun would cost the same seconds again. It is the one bound that depends on
 /// the machine, so a file within a few times of it could read on a faster one; no real
-/// file comes within ten times.
+/// file comes within ten times. A parse whose pace shows it cannot finish by the cap is
+/// stopped when that shows, not at the cap (`crate::parse_pace`): the recovery cases
+/// above then stop in their first few hundred milliseconds.
 const PARSE_MILLIS_FLOOR: u64 = 1_000;
 const PARSE_NANOS_PER_BYTE: u64 = 5_000;
 
@@ -322,17 +324,20 @@ fn parse_tree_without(lang: Lang, source: &str, deadline: Option<Instant>, excis
         let heap_budget =
             PARSE_HEAP_FLOOR.saturating_add(source.len().saturating_mul(PARSE_HEAP_BYTES_PER_SOURCE_BYTE)) as isize;
         let heap_start = crate::parse_memory::held();
-        let cap = Instant::now()
-            + Duration::from_millis(PARSE_MILLIS_FLOOR)
+        let began = Instant::now();
+        let cap = Duration::from_millis(PARSE_MILLIS_FLOOR)
             + Duration::from_nanos((source.len() as u64).saturating_mul(PARSE_NANOS_PER_BYTE));
+        let mut pace = crate::parse_pace::Pace::new(source.len(), cap);
         let mut reports = 0usize;
         let mut late = false;
         // tree-sitter calls this every 100 parse operations; true cancels.
-        let mut cancel = |_: &ParseState| {
+        let mut cancel = |state: &ParseState| {
             reports += 1;
             let now = Instant::now();
             late = deadline.is_some_and(|d| now >= d);
-            late || now >= cap || reports > budget || crate::parse_memory::held() - heap_start > heap_budget
+            late || pace.hopeless(now.duration_since(began), state.current_byte_offset())
+                || reports > budget
+                || crate::parse_memory::held() - heap_start > heap_budget
         };
         let bytes = source.as_bytes();
         let tree = parser.parse_with_options(
