@@ -70,9 +70,13 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// `enum` (ktor), `vararg` class parameters named like a modifier (detekt) and `get`
 /// called infix after a block and `when` guards over several lines (Exposed), trailing
 /// commas in Kotlin index expressions (koin), members
-/// named `abstract` or `accessor` (mikro-orm), and print scheme 5.
+/// named `abstract` or `accessor` (mikro-orm), and print scheme 5;
+/// 21: typed TypeScript `using` declarations (Deno's std), Kotlin names a statement starts
+/// with read as an accessor or a modifier (`set = …`, `open = …`: okhttp), locals named
+/// `dynamic` (kotlinx.serialization), function types with context parameters, trailing
+/// commas in type parameter lists and `@all:` (arrow).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 20;
+pub const SCHEME_VERSION: u32 = 21;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 20;
-const PINNED_DIGEST: &str = "7bef2e6078b4e38e";
+const PINNED_VERSION: u32 = 21;
+const PINNED_DIGEST: &str = "0bca4f20bc0bb1c0";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -238,6 +238,48 @@ pub(crate) fn typescript_using_identifiers(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// A typed `using` declaration (`using _time: FakeTime = new FakeTime();`, `await using
+/// r: Res = open()`; Deno's std): the grammar reads `using` declarations only untyped.
+/// The annotation, from its `:` up to the `=`, is excised, its tokens hashed where they
+/// stand. The `=` is looked for outside brackets and string literals, not past a `;` and
+/// within 512 bytes (a hostile file of many `using a:` stays linear).
+pub(crate) fn typescript_using_type_annotations(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"using") {
+        let name = skip_blanks(b, at + 5);
+        let name_end = skip_word(b, name);
+        if name == at + 5 || name_end == name || b[name].is_ascii_digit() {
+            continue;
+        }
+        let colon = skip_blanks(b, name_end);
+        if b.get(colon) != Some(&b':') {
+            continue;
+        }
+        let stop = (colon + 512).min(b.len());
+        let mut depth = 0i32;
+        let mut i = colon + 1;
+        while i < stop && depth >= 0 {
+            match b[i] {
+                // a function type's arrow
+                b'=' if b.get(i + 1) == Some(&b'>') => i += 1,
+                b'=' if depth == 0 => {
+                    out.push(Repair::Excise { start: colon, end: i });
+                    break;
+                }
+                b'<' | b'(' | b'[' | b'{' => depth += 1,
+                b'>' | b')' | b']' | b'}' => depth -= 1,
+                b'\'' | b'"' => match crate::tokens::closing_quote(b, i) {
+                    Some(close) => i = close,
+                    None => break,
+                },
+                b';' => break,
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+}
+
 /// Escapes in a template literal type (``type E<P> = `install \`${P}\``  ``): the
 /// grammar reads no backslash there, though TypeScript does. Each `\x` inside the
 /// literal's text becomes two blanks (the literal's text is hashed from the original).
@@ -2088,6 +2130,86 @@ pub(crate) fn kotlin_context_parameters(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// A function type with context parameters, `block: context(Raise<E>) () -> A` (arrow,
+/// Kotlin 2.2): tree-sitter-kotlin-ng 1.1 reads no `context(…)` in a type, and the error
+/// swallows the declarations around it. Where a type is expected (after `:`, `(`, `,`,
+/// `<` or `->`, or after a typealias's `=`; maybe after `suspend`) and a function type
+/// follows the clause (its `(`, a receiver's `Ctx.(`, or
+/// `(`, or `suspend (`), the clause and the blanks after it are excised; its tokens are
+/// hashed where they stand. A declaration's own clause is line-initial and left to
+/// [`kotlin_context_parameters`].
+pub(crate) fn kotlin_context_function_types(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"context") {
+        let open = skip_blanks(b, at + b"context".len());
+        if b.get(open) != Some(&b'(') || is_line_initial(b, at) {
+            continue;
+        }
+        let Some((mut p, mut c)) = prev_non_space(b, at) else { continue };
+        // `suspend context(R) () -> A` (arrow's `resource`)
+        if p >= 6 && &b[p - 6..=p] == b"suspend" && (p == 6 || !is_word_byte(b[p - 7])) {
+            let Some(before) = prev_non_space(b, p - 6) else { continue };
+            (p, c) = before;
+        }
+        let in_type = match c {
+            b':' | b'(' | b',' | b'<' => true,
+            b'>' => p > 0 && b[p - 1] == b'-',
+            // `typealias F = context(A) () -> B`, on one line of at most 512 bytes
+            b'=' => line_start_near(b, p, 512).is_some_and(|first| find(&b[first..p], b"typealias").is_some()),
+            _ => false,
+        };
+        if !in_type {
+            continue;
+        }
+        let Some(close) = balanced_end(b, open, b'(', b')') else { continue };
+        let mut next = skip_blanks(b, close + 1);
+        if line_begins_with(b, next, b"suspend") {
+            next = skip_blanks(b, next + b"suspend".len());
+        }
+        if b.get(next) == Some(&b'(') || receiver_function_type_at(b, next) {
+            out.push(Repair::Excise { start: at, end: skip_blanks(b, close + 1) });
+        }
+    }
+}
+
+/// Whether a function type with a receiver starts at `i` (`RoutingContext.() -> T`,
+/// `Map<K, V>.(K) -> Unit`): a type name, maybe qualified, nullable or with type
+/// arguments, then `.(`; looked for within 256 bytes.
+fn receiver_function_type_at(b: &[u8], i: usize) -> bool {
+    if !b.get(i).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+        return false;
+    }
+    let stop = (i + 256).min(b.len());
+    let mut depth = 0usize;
+    let mut k = i;
+    while k < stop {
+        match b[k] {
+            b'<' => depth += 1,
+            b'>' if depth > 0 => depth -= 1,
+            b'.' if depth == 0 && b.get(k + 1) == Some(&b'(') => return true,
+            c if is_word_byte(c) || matches!(c, b'.' | b'?' | b' ' | b',' | b'*') => {}
+            _ => return false,
+        }
+        k += 1;
+    }
+    false
+}
+
+/// Kotlin 2.2's `@all:` annotation use-site target (`@all:JsonSetter(…) val value`,
+/// arrow's Jackson tests): tree-sitter-kotlin-ng 1.1 knows the targets before it. `all`
+/// becomes `get`, a target of the same length it reads; the token is read from the
+/// original text.
+pub(crate) fn kotlin_all_use_site_targets(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in occurrences(b, b"@all:") {
+        if b.get(at + 5).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+            for (k, &byte) in b"get".iter().enumerate() {
+                out.push(Repair::Overwrite { at: at + 1 + k, byte });
+            }
+        }
+    }
+}
+
 /// Kotlin's multi-dollar strings, `$$"$ref"` and `$$"""{ "id": "$${x}" }"""` (Kotlin
 /// 2.2, ktor's OpenAPI schema and YAML tests): after a run of n dollars, fewer than n
 /// dollars are text. tree-sitter-kotlin-ng 1.1 reads neither the prefix nor that rule.
@@ -2215,19 +2337,33 @@ pub(crate) fn kotlin_when_guards(src: &str, out: &mut Vec<Repair>) {
 /// tests): `get("/") { … }` or `set(key, value)` at the start of a statement, which it
 /// reads as a property's accessor after a local `val` (a getter takes no parameter, a
 /// setter one plain name: with anything else in the parentheses it is a call);
-/// `dynamic`, Kotlin/JS's type, as a value (`Reference(name, dynamic)`); a name
+/// `dynamic`, Kotlin/JS's type, as a value (`Reference(name, dynamic)`) or a local's
+/// name (`val dynamic = json.encodeToDynamic(…)`, kotlinx.serialization); a name
 /// made of `in` and digits at a line's start (`in1.close()`), read as the `in` operator
 /// continuing the previous line; and an enum entry named `enum` (`enum,` on a line of its
-/// own among JSON Schema's keywords, ktor's OpenAPI model), read as the modifier; a
+/// own among JSON Schema's keywords, ktor's OpenAPI model), read as the modifier; `get`
+/// or `set` as a name at a statement's start (`set = set or bit`, okhttp), read as an
+/// accessor of a local `val` on the line before, and so a modifier's word (`open =
+/// isOpen`); a
 /// class's `vararg` parameter named like a modifier (`class TestRule(vararg data: Pair<…>)`,
 /// detekt's tests); and `get` called infix right after a block (`t.insert { … } get t.id`,
 /// `} get (t.id)`, Exposed's tests), read as a getter. The first letter becomes a capital.
 pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
+    // A name assigned or used at a statement's start (`set = set or bit`, `set.add(x)`,
+    // `open = isOpen`, `inner.close()`: okhttp): neither an accessor nor a modifier is
+    // followed by an operator.
+    let used = |at: usize, word: &[u8]| matches!(b.get(skip_blanks(b, at + word.len())), Some(b'=' | b'.' | b'[' | b'+' | b'-' | b'*' | b'%' | b'!' | b'?'));
     for word in [&b"get"[..], b"set"] {
-        capitalise_where(b, word, |at| is_line_initial(b, at) && kotlin_accessor_shape(b, at, word) == Some(false), out);
+        capitalise_where(b, word, |at| is_line_initial(b, at) && (kotlin_accessor_shape(b, at, word) == Some(false) || used(at, word)), out);
     }
-    capitalise_where(b, b"dynamic", |at| prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'(' | b',' | b'=' | b'!' | b'|' | b'&')), out);
+    for word in KOTLIN_MODIFIERS {
+        capitalise_where(b, word, |at| is_line_initial(b, at) && used(at, word), out);
+    }
+    let declared = |at: usize| {
+        prev_non_space(b, at).is_some_and(|(p, _)| p >= 2 && matches!(&b[p - 2..=p], b"val" | b"var") && (p == 2 || !is_word_byte(b[p - 3])))
+    };
+    capitalise_where(b, b"dynamic", |at| prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'(' | b',' | b'=' | b'!' | b'|' | b'&')) || declared(at), out);
     // `where` as a name at a statement's start (`where?.let { … }`, Exposed), not a
     // generic constraint (`where T : A`)
     capitalise_where(b, b"where", |at| is_line_initial(b, at) && matches!(b.get(at + 5), Some(b'?' | b'.' | b'=' | b' ')) && !b.get(skip_blanks(b, at + 5)).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'@'), out);
@@ -2419,11 +2555,13 @@ pub(crate) fn kotlin_line_initial_references(src: &str, out: &mut Vec<Repair>) {
 }
 
 /// A trailing comma in an index expression (`creators[\n    Key(a, b),\n]?.invoke()`,
-/// koin's `CheckModules`): Kotlin allows it, tree-sitter-kotlin-ng 1.1 does not. The comma
+/// koin's `CheckModules`) or a type parameter list (`<\n  A : B,\n  >`, arrow): Kotlin
+/// allows it, tree-sitter-kotlin-ng 1.1 does not. The comma
 /// becomes a blank; a comma before a closing bracket hashes nothing wherever it stands.
 pub(crate) fn kotlin_trailing_index_commas(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    for (close, _) in b.iter().enumerate().filter(|(_, &c)| c == b']') {
+    // and in a type parameter list (`fun <\n  A : B,\n  > R.f()`, arrow's `server`)
+    for (close, _) in b.iter().enumerate().filter(|(_, &c)| c == b']' || c == b'>') {
         if let Some((comma, b',')) = prev_non_space(b, close) {
             out.push(Repair::Overwrite { at: comma, byte: b' ' });
         }
@@ -2572,6 +2710,15 @@ mod tests {
     }
 
     #[test]
+    fn kotlin_context_function_types_lose_their_clause() {
+        let src = "fun <E, A> either(\n  block: context(Raise<E>) () -> A,\n  f: (context(R) suspend () -> A) -> Unit,\n  g: suspend context(S) () -> A,\n): A\ntypealias F = context(A, B) () -> C\ntypealias H<T> = suspend context(Raise<R>) Ctx<T>.() -> T\nval x = context(a) (b)\nval y = m(context(a) to b)\n";
+        assert_eq!(
+            cuts(kotlin_context_function_types, src),
+            ["cut \"context(Raise<E>) \"", "cut \"context(R) \"", "cut \"context(S) \"", "cut \"context(A, B) \"", "cut \"context(Raise<R>) \""]
+        );
+    }
+
+    #[test]
     fn kotlin_context_clauses_multi_dollar_strings_and_suspend_lambdas() {
         let src = "context(scope: Scope)\nfun f() {}\nclass A {\n    context(a: A, b: B)\n    @Test override fun g() {}\n}\nval c = withContext(x) {}\ncontext(x) + 1\nx.context(y)\n";
         assert_eq!(cuts(kotlin_context_parameters, src), ["cut \"context(scope: Scope)\\n\"", "cut \"context(a: A, b: B)\\n    \""]);
@@ -2625,11 +2772,11 @@ mod tests {
 
     #[test]
     fn kotlin_names_the_grammar_reads_as_keywords_and_one_line_bodies() {
-        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\nclass R(vararg data: Int, vararg items: Int)\nval i = t.insert { x } get t.id\nval j = t.f {\n} get(1)\nval k = t.insert {\n} get (t.id)\n";
+        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\nclass R(vararg data: Int, vararg items: Int)\nval i = t.insert { x } get t.id\nval j = t.f {\n} get(1)\nval k = t.insert {\n} get (t.id)\nfun s() {\n    val dynamic = d()\n    val bit = 1\n    set = set or bit\n    get?.let { it }\n    open = isOpen\n    data.clear()\n    private val v = 1\n}\nvar p: Int = 0\n    private set\n    get\n";
         let at = |s: &str| src.find(s).unwrap();
         let mut found = cuts(kotlin_names_read_as_keywords, src);
         found.sort();
-        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,")), format!("{}:D", at("data:")), format!("{}:G", at("get t.")), format!("{}:G", at("get (t."))];
+        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,")), format!("{}:D", at("data:")), format!("{}:G", at("get t.")), format!("{}:G", at("get (t.")), format!("{}:S", at("set = set")), format!("{}:D", at("dynamic = d")), format!("{}:O", at("open = isOpen")), format!("{}:I", at("inner.close")), format!("{}:D", at("data.clear")), format!("{}:G", at("get?."))];
         expected.sort();
         assert_eq!(found, expected);
         let src = "class A { val x = 1 }\n    MAIN { override fun f() = 1 },\n    B(2) { override fun f() = 2 };\nclass E {}\nclass F { }\nfun g() { h() }\nenum class G { A, B;}\n";
@@ -2677,6 +2824,19 @@ mod tests {
             cuts(typescript_variance, "f(a, // x\n  in y)").is_empty(),
             "no name, then `extends`, `=`, `,` or `>`"
         );
+    }
+
+    #[test]
+    fn typed_using_declarations_lose_their_annotation() {
+        let src = "{\n  using _time: FakeTime = new FakeTime();\n  await using r: Map<string, (a: A) => B> | 'x=y' = open();\n}";
+        assert_eq!(
+            cuts(typescript_using_type_annotations, src),
+            ["cut \": FakeTime \"", "cut \": Map<string, (a: A) => B> | 'x=y' \""]
+        );
+        // untyped, a name, a label or an object key, and an annotation never closed
+        for plain in ["using x = f();", "m(using: string) {}", "{ using: 1 }", "using x: T;", "using x: (a = 1"] {
+            assert!(cuts(typescript_using_type_annotations, plain).is_empty(), "{plain}");
+        }
     }
 
     #[test]
@@ -3127,9 +3287,16 @@ mod tests {
             "associatedtype A: B, C<D, E>, a? == ".repeat(n),
             "abstract?\naccessor(\n@a.b accessor c ".repeat(n),
             "a[b, ]\n, ]]".repeat(n),
+            "using a: (('=' ".repeat(n),
+            "typealias = context(a) ( f: context() (".repeat(n),
+            ": context() A<B.C<D ".repeat(n),
+            "@all:a<,\n>".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 55] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 58] = [
+            kotlin_all_use_site_targets,
+            kotlin_context_function_types,
+            typescript_using_type_annotations,
             kotlin_trailing_index_commas,
             typescript_keyof_readonly,
             typescript_keyword_member_names,

@@ -60,6 +60,8 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     let mut out = Vec::new();
     raw_strings_ending_in_quotes(root, src, &mut out);
     gaps::kotlin_context_parameters(src, &mut out);
+    gaps::kotlin_context_function_types(src, &mut out);
+    gaps::kotlin_all_use_site_targets(src, &mut out);
     gaps::kotlin_multi_dollar_strings(src, &mut out);
     gaps::kotlin_suspend_lambdas(src, &mut out);
     gaps::kotlin_constructor_modifiers_after_the_header(src, &mut out);

@@ -55,6 +55,7 @@ fn repairs(root: Node<'_>, src: &str, tsx: bool) -> Vec<Repair> {
     gaps::typescript_variance(src, &mut out);
     gaps::typescript_export_type_star(src, &mut out);
     gaps::typescript_using_identifiers(src, &mut out);
+    gaps::typescript_using_type_annotations(src, &mut out);
     gaps::typescript_inline_import_types(src, &mut out);
     gaps::typescript_let_as(src, &mut out);
     gaps::typescript_tagged_template_type_arguments(src, &mut out);
