@@ -74,9 +74,14 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// 21: typed TypeScript `using` declarations (Deno's std), Kotlin names a statement starts
 /// with read as an accessor or a modifier (`set = …`, `open = …`: okhttp), locals named
 /// `dynamic` (kotlinx.serialization), function types with context parameters, trailing
-/// commas in type parameter lists and `@all:` (arrow).
+/// commas in type parameter lists and `@all:` (arrow);
+/// 22: Kotlin `get { … }` after a local `val` (ktor), a parameter named `suspend`
+/// called (kotlinx.coroutines), annotations over several lines above an accessor, bare
+/// accessors, `dynamic` after `->` and `return`, multi-dollar strings after `if (…)`,
+/// `else` and `return` (detekt); Swift associated type requirements a line each
+/// (swift-nio) and regex literals anchored at their start (swift-testing).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 21;
+pub const SCHEME_VERSION: u32 = 22;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 21;
-const PINNED_DIGEST: &str = "0bca4f20bc0bb1c0";
+const PINNED_VERSION: u32 = 22;
+const PINNED_DIGEST: &str = "f8b58af3432e53aa";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

@@ -1169,14 +1169,45 @@ fn attributes_above(src: &[u8], mut first: usize, out: &mut Vec<Repair>) {
     let mut found = Vec::new();
     while let Some(prev_end) = first.checked_sub(1).and_then(|i| src[..=i].iter().rposition(|&c| c == b'\n')) {
         let (prev_first, _) = line_bounds(src, prev_end);
-        let code = &src[prev_first..prev_first + annotation_line_end(&src[prev_first..prev_end])];
-        if prev_first >= prev_end || !only_annotations(code) {
+        let code_end = prev_first + annotation_line_end(&src[prev_first..prev_end]);
+        if prev_first >= prev_end {
             break;
         }
-        found.push(Repair::Excise { start: prev_first, end: prev_first + code.len() });
-        first = prev_first;
+        let start = if only_annotations(&src[prev_first..code_end]) {
+            prev_first
+        } else if let Some(top) = annotation_opened_above(src, prev_first, code_end) {
+            top
+        } else {
+            break;
+        };
+        found.push(Repair::Excise { start, end: code_end });
+        first = start;
     }
     out.extend(found.into_iter().rev());
+}
+
+/// Where an annotation whose arguments run over several lines begins, when the line
+/// from `line_first` to `code_end` closes it (`@Deprecated(` / `"…",` / `level = ERROR` /
+/// `)` above a Kotlin setter, ktor's Darwin engine config; `) @A`): the first non-blank byte of
+/// the nearest line above, at most 16 lines up, from which the text to `code_end` is
+/// annotations only.
+fn annotation_opened_above(src: &[u8], line_first: usize, code_end: usize) -> Option<usize> {
+    if !src[line_first..code_end].contains(&b')') {
+        return None;
+    }
+    let mut first = line_first;
+    for _ in 0..16 {
+        let prev_end = first.checked_sub(1).and_then(|i| src[..=i].iter().rposition(|&c| c == b'\n'))?;
+        let (prev_first, _) = line_bounds(src, prev_end);
+        if code_end - prev_first > 4096 {
+            return None;
+        }
+        if src[prev_first] == b'@' && only_annotations(&src[prev_first..code_end]) {
+            return Some(prev_first);
+        }
+        first = prev_first;
+    }
+    None
 }
 
 /// `case (n / 2 + 1)...:` and `case (a + 1)...b:`: a parenthesised range bound in a
@@ -1570,6 +1601,38 @@ pub(crate) fn swift_case_path_prefix_slash(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// A regex literal anchored at its start, `/^…$/` (swift-testing's `EntryPoint.swift`,
+/// where one swallowed 500 lines, and swift-nio's `dev/stackdiff`): tree-sitter-swift 0.7
+/// lexes `/^` as an operator. Where an expression starts (after `=`, `(`, `,`, `[`, `:` or
+/// `{`) and an unescaped `/` closes the literal on its line, the `^` is overwritten with a
+/// letter, so the grammar reads the same bytes as one regex literal, whose token is read
+/// from the original text.
+pub(crate) fn swift_caret_regex_literals(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in occurrences(b, b"/^") {
+        if !matches!(prev_on_line(b, at), Some((_, b'=' | b'(' | b',' | b'[' | b':' | b'{'))) {
+            continue;
+        }
+        let line_end = b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |q| at + q);
+        let mut k = at + 2;
+        let mut closed = false;
+        while k < line_end {
+            match b[k] {
+                b'\\' => k += 1,
+                b'/' => {
+                    closed = b[k - 1] != b' ';
+                    break;
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        if closed {
+            out.push(Repair::Overwrite { at: at + 1, byte: b'a' });
+        }
+    }
+}
+
 /// The index of the `close` that balances the `open` at `at`, within 4 KiB.
 fn balanced_end(b: &[u8], at: usize, open: u8, close: u8) -> Option<usize> {
     let mut depth = 0usize;
@@ -1619,6 +1682,46 @@ pub(crate) fn swift_associated_type_lists(src: &str, out: &mut Vec<Repair>) {
                 _ => {}
             }
             k += 1;
+        }
+    }
+}
+
+/// An associated type's `where` clause over several lines, a requirement a line, each
+/// line but the last ending in a comma (swift-nio's `FileSystemProtocol`: `associatedtype
+/// DirectoryFileHandle: …` / `where` / `DirectoryFileHandle.ReadFileHandle ==
+/// ReadFileHandle,` / …): tree-sitter-swift 0.7 ends the declaration at the first such
+/// line break, and the error swallowed the protocol. The line break and the indentation
+/// after each of those commas, all but one blank, are excised (they hold no token). The
+/// clause is followed at most 16 lines from its `associatedtype`.
+pub(crate) fn swift_associated_type_where_lines(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"associatedtype") {
+        if !is_line_initial(b, at) {
+            continue;
+        }
+        let mut line_start = at;
+        let mut in_where = false;
+        for _ in 0..16 {
+            let line_end = b[line_start..].iter().position(|&c| c == b'\n').map_or(b.len(), |q| line_start + q);
+            let code_end = find(&b[line_start..line_end], b"//").map_or(line_end, |q| line_start + q);
+            let line = &b[line_start..code_end];
+            let next = skip_space(b, line_end);
+            if line.iter().any(|&c| c == b'{' || c == b'}') || next >= b.len() {
+                break;
+            }
+            let words = word_at(line, b"where");
+            in_where = in_where || !words.is_empty();
+            let last = line.iter().rposition(|c| !c.is_ascii_whitespace());
+            let ends_in_where = last.is_some_and(|p| words.last().is_some_and(|&w| w + 4 == p));
+            let ends_in_comma = in_where && last.is_some_and(|p| line[p] == b',');
+            if ends_in_comma && code_end == line_end {
+                // keep one blank between the comma and the next requirement
+                let end = if next > line_end + 1 && matches!(b[next - 1], b' ' | b'\t') { next - 1 } else { next };
+                out.push(Repair::Excise { start: line_end, end });
+            } else if !ends_in_where && !ends_in_comma && !line_begins_with(b, next, b"where") {
+                break;
+            }
+            line_start = b[..next].iter().rposition(|&c| c == b'\n').map_or(0, |q| q + 1);
         }
     }
 }
@@ -2216,8 +2319,9 @@ pub(crate) fn kotlin_all_use_site_targets(src: &str, out: &mut Vec<Repair>) {
 /// The prefix is excised and every `$` of the string's body becomes `_`, so the grammar
 /// reads the body as text; the string's token is read from the original text, dollars
 /// and interpolations included (so a formatter's spaces inside such an interpolation
-/// would change the print: none was seen). A `$$"` counts only after a byte that can
-/// precede an expression, never inside another string (`"cost: $$"`).
+/// would change the print: none was seen). A `$$"` counts only after a byte or a word
+/// that can precede an expression (`=`, `(`, `if (…)`, `else`, `return` …), never inside
+/// another string (`"cost: $$"`).
 pub(crate) fn kotlin_multi_dollar_strings(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     let mut i = 0;
@@ -2228,7 +2332,10 @@ pub(crate) fn kotlin_multi_dollar_strings(src: &str, out: &mut Vec<Repair>) {
             q += 1;
         }
         i = q;
-        let opens_expression = prev_non_space(b, start).is_none_or(|(_, c)| b"=(,[{:+>".contains(&c)) || is_line_initial(b, start);
+        // after `if (…)`, `else` or `return` too (detekt's `Signatures.kt`)
+        let after_word = |p: usize, w: &[u8]| p + 1 >= w.len() && &b[p + 1 - w.len()..=p] == w && (p + 1 == w.len() || !is_word_byte(b[p - w.len()]));
+        let opens_expression = prev_non_space(b, start).is_none_or(|(p, c)| b"=(,[{:+>)".contains(&c) || after_word(p, b"else") || after_word(p, b"return"))
+            || is_line_initial(b, start);
         if b.get(q) != Some(&b'"') || !opens_expression {
             continue;
         }
@@ -2257,11 +2364,30 @@ pub(crate) fn kotlin_multi_dollar_strings(src: &str, out: &mut Vec<Repair>) {
 }
 
 /// `suspend { … }`, the standard library's function that makes a suspending lambda
-/// (kotlinx.coroutines' tests): tree-sitter-kotlin-ng 1.1 reads `suspend` only as a
-/// modifier. Before a `{` it is a call: its first letter becomes a capital.
+/// (kotlinx.coroutines' tests), and a parameter named `suspend` called
+/// (`if (suspend(waiter)) return`, kotlinx.coroutines' `Semaphore.kt`, where it cost the
+/// rest of the file): tree-sitter-kotlin-ng 1.1 reads `suspend` only as a modifier.
+/// Before a `{`, or before parentheses no `->` or `.(` follows (which would make a
+/// suspending function type, `suspend (A) -> B`, `suspend (Call).() -> Unit`), it is a
+/// call: its first letter becomes a capital.
 pub(crate) fn kotlin_suspend_lambdas(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
-    capitalise_where(b, b"suspend", |at| b.get(skip_blanks(b, at + b"suspend".len())) == Some(&b'{'), out);
+    capitalise_where(
+        b,
+        b"suspend",
+        |at| {
+            let next = skip_blanks(b, at + b"suspend".len());
+            match b.get(next) {
+                Some(b'{') => true,
+                Some(b'(') => balanced_end(b, next, b'(', b')').is_some_and(|close| {
+                    let after = &b[skip_space(b, close + 1)..];
+                    !after.starts_with(b"->") && !after.starts_with(b".(")
+                }),
+                _ => false,
+            }
+        },
+        out,
+    );
 }
 
 /// A primary constructor on the line after its class header with more than one
@@ -2338,7 +2464,8 @@ pub(crate) fn kotlin_when_guards(src: &str, out: &mut Vec<Repair>) {
 /// reads as a property's accessor after a local `val` (a getter takes no parameter, a
 /// setter one plain name: with anything else in the parentheses it is a call);
 /// `dynamic`, Kotlin/JS's type, as a value (`Reference(name, dynamic)`) or a local's
-/// name (`val dynamic = json.encodeToDynamic(…)`, kotlinx.serialization); a name
+/// name (`val dynamic = json.encodeToDynamic(…)`, kotlinx.serialization) or a counter
+/// (`"dynamic" -> dynamic++`, ktor's SSE tests); a name
 /// made of `in` and digits at a line's start (`in1.close()`), read as the `in` operator
 /// continuing the previous line; and an enum entry named `enum` (`enum,` on a line of its
 /// own among JSON Schema's keywords, ktor's OpenAPI model), read as the modifier; `get`
@@ -2355,15 +2482,27 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
     // followed by an operator.
     let used = |at: usize, word: &[u8]| matches!(b.get(skip_blanks(b, at + word.len())), Some(b'=' | b'.' | b'[' | b'+' | b'-' | b'*' | b'%' | b'!' | b'?'));
     for word in [&b"get"[..], b"set"] {
-        capitalise_where(b, word, |at| is_line_initial(b, at) && (kotlin_accessor_shape(b, at, word) == Some(false) || used(at, word)), out);
+        // …or a call with a trailing lambda (`get { … }`, ktor's routing): an accessor's
+        // body follows its parentheses
+        let lambda = |at: usize| b.get(skip_blanks(b, at + word.len())) == Some(&b'{');
+        capitalise_where(b, word, |at| is_line_initial(b, at) && (kotlin_accessor_shape(b, at, word) == Some(false) || used(at, word) || lambda(at)), out);
     }
     for word in KOTLIN_MODIFIERS {
         capitalise_where(b, word, |at| is_line_initial(b, at) && used(at, word), out);
     }
+    // after `val`, `var` or `return`: a name
     let declared = |at: usize| {
-        prev_non_space(b, at).is_some_and(|(p, _)| p >= 2 && matches!(&b[p - 2..=p], b"val" | b"var") && (p == 2 || !is_word_byte(b[p - 3])))
+        prev_non_space(b, at).is_some_and(|(p, _)| {
+            [&b"val"[..], b"var", b"return"].iter().any(|w| p + 1 >= w.len() && &b[p + 1 - w.len()..=p] == *w && (p + 1 == w.len() || !is_word_byte(b[p - w.len()])))
+        })
     };
-    capitalise_where(b, b"dynamic", |at| prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'(' | b',' | b'=' | b'!' | b'|' | b'&')) || declared(at), out);
+    let arrow = |at: usize| prev_non_space(b, at).is_some_and(|(p, c)| c == b'>' && p > 0 && b[p - 1] == b'-');
+    capitalise_where(
+        b,
+        b"dynamic",
+        |at| prev_non_space(b, at).is_some_and(|(_, c)| matches!(c, b'(' | b',' | b'=' | b'!' | b'|' | b'&')) || declared(at) || arrow(at) || (is_line_initial(b, at) && used(at, b"dynamic")),
+        out,
+    );
     // `where` as a name at a statement's start (`where?.let { … }`, Exposed), not a
     // generic constraint (`where T : A`)
     capitalise_where(b, b"where", |at| is_line_initial(b, at) && matches!(b.get(at + 5), Some(b'?' | b'.' | b'=' | b' ')) && !b.get(skip_blanks(b, at + 5)).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'@'), out);
@@ -2444,12 +2583,19 @@ fn top_level_comma(inside: &[u8]) -> bool {
 /// on the accessor's line or on lines of their own above it, are excised (a comment after
 /// one on its own line stays visible, as comments are not hashed); their tokens are
 /// hashed where they stand, inside the property. A getter takes no parameter, so only
-/// `get()` counts (`get("/")` is a call).
+/// `get()` counts (`get("/")` is a call); a bare `get` or `set` ending its line counts
+/// too, and an annotation whose arguments run over several lines above it (`@Deprecated(`
+/// / … / `)` / `set`, ktor's Darwin engine config, where it swallowed the class).
 pub(crate) fn kotlin_annotated_accessors(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for word in [&b"get"[..], b"set"] {
         for at in word_at(b, word) {
-            if kotlin_accessor_shape(b, at, word) != Some(true) {
+            // `set(value) { … }`, or a bare `set` ending its line
+            let bare = || {
+                let next = skip_blanks(b, at + word.len());
+                matches!(b.get(next), None | Some(b'\n' | b'\r' | b';' | b'}')) || b[next..].starts_with(b"//")
+            };
+            if kotlin_accessor_shape(b, at, word) != Some(true) && !bare() {
                 continue;
             }
             let Some(first) = line_start_near(b, at, 256) else { continue };
@@ -2710,6 +2856,19 @@ mod tests {
     }
 
     #[test]
+    fn swift_associated_type_where_clauses_over_several_lines_lose_their_line_breaks() {
+        let src = "protocol P {\n    associatedtype D: Q\n    where\n        D.R == R,\n        D.W == W\n    associatedtype E: Q where E.R == R,\n  E.W == W\n    func f(a: A,\n           b: B)\n}\n";
+        assert_eq!(cuts(swift_associated_type_where_lines, src), ["cut \"\\n       \"", "cut \"\\n \""]);
+    }
+
+    #[test]
+    fn swift_regex_literals_anchored_at_their_start_are_read_as_regexes() {
+        let src = "let r = /^`[^`]*`$/\nif s.contains(/^\\d+\\/x$/) {}\nlet q = a /^ b\nlet o = (/^ x)\n// see /^a/\n";
+        let at = |s: &str| src.find(s).unwrap() + 1;
+        assert_eq!(cuts(swift_caret_regex_literals, src), [format!("{}:a", at("/^`")), format!("{}:a", at("/^\\d"))]);
+    }
+
+    #[test]
     fn kotlin_context_function_types_lose_their_clause() {
         let src = "fun <E, A> either(\n  block: context(Raise<E>) () -> A,\n  f: (context(R) suspend () -> A) -> Unit,\n  g: suspend context(S) () -> A,\n): A\ntypealias F = context(A, B) () -> C\ntypealias H<T> = suspend context(Raise<R>) Ctx<T>.() -> T\nval x = context(a) (b)\nval y = m(context(a) to b)\n";
         assert_eq!(
@@ -2728,8 +2887,14 @@ mod tests {
             ["cut \"$$\"", format!("{}:_", src.find("$ref").unwrap()).as_str(), "cut \"$$\"", &format!("{}:_", src.find("${k}").unwrap() - 1), &format!("{}:_", src.find("${k}").unwrap())]
         );
         assert!(cuts(kotlin_multi_dollar_strings, "val u = $$\"unclosed\nval v = 1\n").is_empty());
-        let src = "val l = suspend { 1 }\nsuspend fun f() {}\nval g: suspend () -> Unit = {}\nx(suspend  {})\n";
-        assert_eq!(cuts(kotlin_suspend_lambdas, src), ["8:S".to_string(), format!("{}:S", src.find("suspend  {").unwrap())]);
+        let src = "s = if (a) $$\"$$p$$$f\" else $$\"$$q\"\n";
+        let excised: Vec<String> = cuts(kotlin_multi_dollar_strings, src).into_iter().filter(|c| c.starts_with("cut")).collect();
+        assert_eq!(excised, ["cut \"$$\"", "cut \"$$\""]);
+        let src = "val l = suspend { 1 }\nsuspend fun f() {}\nval g: suspend () -> Unit = {}\nx(suspend  {})\nval h: suspend (A)\n  -> B\nval k: suspend (C).() -> Unit\nif (suspend(w)) return\n";
+        assert_eq!(
+            cuts(kotlin_suspend_lambdas, src),
+            ["8:S".to_string(), format!("{}:S", src.find("suspend  {").unwrap()), format!("{}:S", src.find("suspend(w)").unwrap())]
+        );
     }
 
     #[test]
@@ -2772,11 +2937,11 @@ mod tests {
 
     #[test]
     fn kotlin_names_the_grammar_reads_as_keywords_and_one_line_bodies() {
-        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\nclass R(vararg data: Int, vararg items: Int)\nval i = t.insert { x } get t.id\nval j = t.f {\n} get(1)\nval k = t.insert {\n} get (t.id)\nfun s() {\n    val dynamic = d()\n    val bit = 1\n    set = set or bit\n    get?.let { it }\n    open = isOpen\n    data.clear()\n    private val v = 1\n}\nvar p: Int = 0\n    private set\n    get\n";
+        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\nclass R(vararg data: Int, vararg items: Int)\nval i = t.insert { x } get t.id\nval j = t.f {\n} get(1)\nval k = t.insert {\n} get (t.id)\nfun s() {\n    val dynamic = d()\n    val bit = 1\n    set = set or bit\n    get?.let { it }\n    get {\n        respond(bit)\n    }\n    open = isOpen\n    data.clear()\n    when (k) {\n        \"d\" -> dynamic++\n    }\n    return dynamic\n    private val v = 1\n}\nvar p: Int = 0\n    private set\n    get\n";
         let at = |s: &str| src.find(s).unwrap();
         let mut found = cuts(kotlin_names_read_as_keywords, src);
         found.sort();
-        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,")), format!("{}:D", at("data:")), format!("{}:G", at("get t.")), format!("{}:G", at("get (t.")), format!("{}:S", at("set = set")), format!("{}:D", at("dynamic = d")), format!("{}:O", at("open = isOpen")), format!("{}:I", at("inner.close")), format!("{}:D", at("data.clear")), format!("{}:G", at("get?."))];
+        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,")), format!("{}:D", at("data:")), format!("{}:G", at("get t.")), format!("{}:G", at("get (t.")), format!("{}:S", at("set = set")), format!("{}:D", at("dynamic = d")), format!("{}:O", at("open = isOpen")), format!("{}:I", at("inner.close")), format!("{}:D", at("data.clear")), format!("{}:D", at("dynamic++")), format!("{}:D", at("return dynamic") + 7), format!("{}:G", at("get?.")), format!("{}:G", at("get {"))];
         expected.sort();
         assert_eq!(found, expected);
         let src = "class A { val x = 1 }\n    MAIN { override fun f() = 1 },\n    B(2) { override fun f() = 2 };\nclass E {}\nclass F { }\nfun g() { h() }\nenum class G { A, B;}\n";
@@ -3291,9 +3456,15 @@ mod tests {
             "typealias = context(a) ( f: context() (".repeat(n),
             ": context() A<B.C<D ".repeat(n),
             "@all:a<,\n>".repeat(n),
+            "suspend(suspend(".repeat(n),
+            "associatedtype A where\n b,\n".repeat(n),
+            "@a(\n)\n) @b(\nset\n".repeat(n),
+            "= /^".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 58] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 60] = [
+            swift_caret_regex_literals,
+            swift_associated_type_where_lines,
             kotlin_all_use_site_targets,
             kotlin_context_function_types,
             typescript_using_type_annotations,

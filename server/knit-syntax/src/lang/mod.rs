@@ -620,6 +620,9 @@ pub fn parse_cost(lang: Lang, source: &str) -> ParseCost {
 pub struct ErrorSite {
     /// 1-based line of the error's start.
     pub line: u32,
+    /// 1-based line of the error's end (inclusive): an error node can span many lines,
+    /// swallowing declarations whole.
+    pub end_line: u32,
     /// The named node the error sits in (`interface_body`, `class_body`, …), with
     /// `missing ` before the kind of a node the parser had to invent.
     pub construct: String,
@@ -639,7 +642,7 @@ pub fn parse_reporting_errors(lang: Lang, source: &str) -> (FileSyntax, Vec<Erro
                 return true;
             }
             let construct = if n.is_missing() { format!("missing {} in {parent}", n.kind()) } else { parent.to_string() };
-            sites.push(ErrorSite { line: n.start_position().row as u32 + 1, construct });
+            sites.push(ErrorSite { line: n.start_position().row as u32 + 1, end_line: n.end_position().row as u32 + 1, construct });
             false
         });
     }
@@ -1152,8 +1155,15 @@ mod tests {
             "struct B {\n  var v = 0\n  static func ..<(l: B, r: B) -> Range<Int> {\n    l.v..<r.v\n  }\n  func w() {}\n}\n",
             "struct H {\n  subscript(i: Int) -> Int {\n    _read {\n      yield p(i)\n    }\n    @inline(__always)\n    _modify {\n      yield &q\n    }\n  }\n}\n",
             "struct S {\n  @_specialize(where T == Int)\n  mutating func f<T>(t: T) {}\n  func g(q: Q) {\n    q.submit {\n      ()\n    }.get()\n  }\n}\n",
+            // swift-nio's `FileSystemProtocol`
+            "public protocol FileSystem {\n    associatedtype Dir: DirProtocol\n    where\n        Dir.Read == Read,\n        Dir.Write == Write\n    func open() -> Dir\n}\n",
         ];
         assert_repairs_hash_the_sources_own_tokens(Lang::Swift, &cases);
+        // swift-testing's `EntryPoint.swift`: a regex anchored at its start is one token,
+        // read from the original text (the lexical reference above splits regexes)
+        let regex = "func f(s: String) -> Bool {\n  let r = /^`[^`]*`$/\n  return s.contains(r) || s.contains(/^\\d+$/)\n}\nfunc g() {}\n";
+        let hashed = repaired_hashed_texts(Lang::Swift, regex);
+        assert!(hashed.contains(&"/^`[^`]*`$/".to_string()) && hashed.contains(&"/^\\d+$/".to_string()), "{hashed:?}");
     }
 
     /// Each of `cases` needs a repair, and its repaired stream hashes the source's own
@@ -1211,12 +1221,21 @@ mod tests {
             // okhttp's `Settings` and `Http2Stream`, kotlinx.serialization's JS tests
             "fun f() {\n    val bit = 1\n    set = set or bit\n    open = isOpen\n}\n",
             "fun f() {\n    val dynamic = g()\n    h(dynamic)\n}\n",
+            "fun Route.default(file: File) {\n    val types = listOf(file)\n    get {\n        respond(types)\n    }\n}\n",
             // arrow
             "fun <E, A> either(\n  block: context(Raise<E>) () -> A,\n): A = block()\n",
             "fun <A> resource(block: suspend context(Scope) () -> A): R<A> = block\n",
             "typealias H<T> = suspend context(Raise<R>) Ctx.() -> T\n",
             "public suspend fun <\n  A : B,\n  C : D,\n  > R.server(x: Int): E = f()\n",
             "data class M<V>(@all:JsonSetter(c = N.A) val value: Map<K, V>)\n",
+            // ktor's Darwin engine config
+            "class C {\n    var r: Int = 1\n        @Deprecated(\n            \"x\",\n            level = L.E\n        )\n        set\n    fun f() {}\n}\n",
+            "class C {\n    var r: Int = 1\n        @Deprecated(\n            \"x\"\n        ) @A\n        set(v) {\n            g(v)\n        }\n}\n",
+            // ktor's SSE tests, detekt's `Signatures.kt`
+            "fun c(k: String) {\n    var dynamic = 0\n    when (k) {\n        \"dynamic\" -> dynamic++\n    }\n}\n",
+            "fun s(p: String, f: String): String {\n    val full = if (f.isNotEmpty()) $$\"$$p$$$f\" else p\n    return full\n}\n",
+            // kotlinx.coroutines' `Semaphore.kt`
+            "class A {\n    fun <W> acquire(w: W, suspend: (W) -> Boolean, f: suspend () -> Unit) {\n        if (suspend(w)) return\n    }\n}\n",
         ];
         let joined = |texts: &[String]| -> String {
             texts.concat().chars().filter(|c| !c.is_whitespace() && !matches!(c, ';' | '\u{2}' | '\u{3}' | '\u{4}')).collect()

@@ -79,12 +79,14 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_misplaced_directives(src, &mut out);
     gaps::swift_trailing_closure_labels(src, &mut out);
     gaps::swift_associated_type_lists(src, &mut out);
+    gaps::swift_associated_type_where_lines(src, &mut out);
     gaps::swift_optional_same_type_requirements(src, &mut out);
     gaps::swift_enum_wildcard_labels(src, &mut out);
     gaps::swift_blank_before_semicolon(src, &mut out);
     gaps::swift_init_where_line_breaks(src, &mut out);
     gaps::swift_dollar_inside_identifiers(src, &mut out);
     gaps::swift_case_path_prefix_slash(src, &mut out);
+    gaps::swift_caret_regex_literals(src, &mut out);
     gaps::swift_keyword_members(src, &mut out);
     gaps::swift_key_path_subscript_dot(src, &mut out);
     gaps::swift_key_path_force_unwrap(src, &mut out);
