@@ -201,8 +201,9 @@ fn error_recovery_that_slows_with_every_token_stops_at_the_parse_time_cap() {
     // more per operation the longer it runs, so the parse stays under the work budget
     // (0.02 reports per byte) yet took 90 s. It used to eat the whole 30 s budget of every
     // check, which then stopped incomplete; now the parse stops at its time cap (a few
-    // seconds for this size), the anchor into the file is `unchecked` (`too_costly`, from
-    // the cache the second time), and the check completes.
+    // seconds for this size), or sooner when its pace shows it cannot finish by then, the
+    // anchor into the file is `unchecked` (`too_costly`, from the cache the second time),
+    // and the check completes.
     let ws = Ws::new();
     ws.write("src/Braces.swift", format!("func f() {{\n{}func g() -> Int {{ return 1 }}\n", "}\n".repeat(60_000)));
     ws.write("src/Plain.swift", "func h(x: Int) -> Int {\n    return x * 2 + 1\n}\n");
@@ -245,15 +246,18 @@ fn a_megabyte_of_tiny_declarations_stops_at_the_declaration_budget() {
 
 #[test]
 fn the_check_deadline_cuts_a_parse_short_inside_the_file() {
-    // tree-sitter-swift recovers from nested `protocol`s (invalid Swift) in quadratic
-    // time: this 500 KB file takes minutes to parse. The check's 500 ms budget must
-    // stop the parse itself (the file was admitted: the budget is checked inside it),
-    // and the anchor is unchecked for the budget, again on the next check (a file cut
-    // short is never cached as a file without declarations).
+    // tree-sitter-typescript recovers from stray `}` lines slowly but steadily (about
+    // 5 µs a byte): this 100 KB file takes about half a second to parse, well inside the
+    // parse's own time cap (1.5 s for its size), so nothing but the check's 200 ms budget
+    // stops it. That budget must stop the parse itself (the file was admitted: the budget
+    // is checked inside it), and the anchor is unchecked for the budget, again on the
+    // next check (a file cut short is never cached as a file without declarations). (A
+    // parse that slows with every token, nested Swift `protocol`s, is stopped sooner by
+    // its pace, as `too_costly`: see `parse_pace.rs`.)
     let ws = Ws::new();
-    ws.write("knit.toml", "[check]\nmax_millis = 500\n");
-    ws.write("src/Slow.swift", format!("{}\nfunc shallow() -> Int {{ return 1 }}\n", nest("protocol P { ", "", "}", 36_000)));
-    ws.write("docs/slow.md", "# Slow\n\n[shallow](../src/Slow.swift#shallow())\n");
+    ws.write("knit.toml", "[check]\nmax_millis = 200\n");
+    ws.write("src/slow.ts", format!("{}\nexport function shallow() {{ return 1; }}\n", "func f() {\n}\n}\n".repeat(6_700)));
+    ws.write("docs/slow.md", "# Slow\n\n[shallow](../src/slow.ts#shallow)\n");
     let cache = tempfile::tempdir().unwrap();
     for _ in 0..2 {
         let report = check_json(&ws, cache.path());

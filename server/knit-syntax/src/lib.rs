@@ -79,9 +79,12 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// called (kotlinx.coroutines), annotations over several lines above an accessor, bare
 /// accessors, `dynamic` after `->` and `return`, multi-dollar strings after `if (…)`,
 /// `else` and `return` (detekt); Swift associated type requirements a line each
-/// (swift-nio) and regex literals anchored at their start (swift-testing).
+/// (swift-nio) and regex literals anchored at their start (swift-testing);
+/// 23: Kotlin `suspend` as an argument (kotlinx.coroutines), `suspend ((A) -> B?)` (ktor),
+/// and two repairs that misfired: a `;` in a lambda holding only a comment, and a class
+/// header on its constructor's line hidden as modifiers (arrow).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 22;
+pub const SCHEME_VERSION: u32 = 23;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

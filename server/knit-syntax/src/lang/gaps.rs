@@ -2369,7 +2369,8 @@ pub(crate) fn kotlin_multi_dollar_strings(src: &str, out: &mut Vec<Repair>) {
 /// rest of the file): tree-sitter-kotlin-ng 1.1 reads `suspend` only as a modifier.
 /// Before a `{`, or before parentheses no `->` or `.(` follows (which would make a
 /// suspending function type, `suspend (A) -> B`, `suspend (Call).() -> Unit`), it is a
-/// call: its first letter becomes a capital.
+/// call: its first letter becomes a capital. Parentheses around a suspending function
+/// type, `suspend ((A) -> B?)`, are hidden.
 pub(crate) fn kotlin_suspend_lambdas(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     capitalise_where(
@@ -2381,13 +2382,29 @@ pub(crate) fn kotlin_suspend_lambdas(src: &str, out: &mut Vec<Repair>) {
                 Some(b'{') => true,
                 Some(b'(') => balanced_end(b, next, b'(', b')').is_some_and(|close| {
                     let after = &b[skip_space(b, close + 1)..];
-                    !after.starts_with(b"->") && !after.starts_with(b".(")
+                    !after.starts_with(b"->") && !after.starts_with(b".(") && find(&b[next..close], b"->").is_none()
                 }),
                 _ => false,
             }
         },
         out,
     );
+    // A suspending function type in parentheses, `suspend ((HttpAuthHeader) -> Verifier?)`
+    // (ktor's JWT provider): the grammar reads `suspend` before a function type only. The
+    // outer parentheses are excised, hashed where they stand.
+    for at in word_at(b, b"suspend") {
+        let open = skip_blanks(b, at + b"suspend".len());
+        if open == at + b"suspend".len() || b.get(open) != Some(&b'(') || b.get(skip_space(b, open + 1)) != Some(&b'(') {
+            continue;
+        }
+        let Some(close) = balanced_end(b, open, b'(', b')') else { continue };
+        let inner = skip_space(b, open + 1);
+        let type_end = balanced_end(b, inner, b'(', b')').map(|c| skip_space(b, c + 1));
+        if type_end.is_some_and(|e| b[e..close].starts_with(b"->")) && !b[skip_space(b, close + 1)..].starts_with(b"->") {
+            out.push(Repair::Excise { start: open, end: open + 1 });
+            out.push(Repair::Excise { start: close, end: close + 1 });
+        }
+    }
 }
 
 /// A primary constructor on the line after its class header with more than one
@@ -2401,7 +2418,10 @@ pub(crate) fn kotlin_constructor_modifiers_after_the_header(src: &str, out: &mut
     let b = src.as_bytes();
     for at in word_at(b, b"constructor") {
         let Some(first) = line_start_near(b, at, 256) else { continue };
-        if first == at || b.get(skip_blanks(b, at + b"constructor".len())) != Some(&b'(') || !annotations_and_modifiers(&b[first..at]) {
+        // (a header on the constructor's own line, `public class Open internal
+        // constructor(`, arrow's `CircuitBreaker`, is no line after the header)
+        let same_line_header = [&b"class"[..], b"object", b"interface"].iter().any(|w| !word_at(&b[first..at], w).is_empty());
+        if first == at || same_line_header || b.get(skip_blanks(b, at + b"constructor".len())) != Some(&b'(') || !annotations_and_modifiers(&b[first..at]) {
             continue;
         }
         let (spans, top) = attribute_lines_above(b, first);
@@ -2487,8 +2507,14 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
         let lambda = |at: usize| b.get(skip_blanks(b, at + word.len())) == Some(&b'{');
         capitalise_where(b, word, |at| is_line_initial(b, at) && (kotlin_accessor_shape(b, at, word) == Some(false) || used(at, word) || lambda(at)), out);
     }
+    // …and an argument, named or not (`ensureGCed(context, suspend = false)`, `if
+    // (suspend)`: kotlinx.coroutines)
+    let argument = |at: usize, word: &[u8]| {
+        matches!(prev_on_line(b, at), Some((_, b'(' | b',')))
+            && (used(at, word) || matches!(b.get(skip_blanks(b, at + word.len())), Some(b')' | b',')))
+    };
     for word in KOTLIN_MODIFIERS {
-        capitalise_where(b, word, |at| is_line_initial(b, at) && used(at, word), out);
+        capitalise_where(b, word, |at| (is_line_initial(b, at) && used(at, word)) || argument(at, word), out);
     }
     // after `val`, `var` or `return`: a name
     let declared = |at: usize| {
@@ -2750,7 +2776,10 @@ pub(crate) fn kotlin_one_line_bodies(src: &str, out: &mut Vec<Repair>) {
             if entry || declares {
                 if let Some(close) = balanced_end(b, open, b'{', b'}').filter(|&c| c < end) {
                     let before = prev_non_space(b, close).map(|(_, c)| c);
-                    if close > open + 1 && b[close - 1] == b' ' && !matches!(before, Some(b'{' | b';')) {
+                    // a body of a comment alone (`return { /* nothing */ }`, arrow) has no
+                    // member to end, and a lone `;` there is an error
+                    let comment_only = b[open + 1..close].trim_ascii().starts_with(b"/*") && b[open + 1..close].trim_ascii().ends_with(b"*/");
+                    if close > open + 1 && b[close - 1] == b' ' && !matches!(before, Some(b'{' | b';')) && !comment_only {
                         out.push(Repair::Overwrite { at: close - 1, byte: b';' });
                     }
                 }
@@ -2890,10 +2919,16 @@ mod tests {
         let src = "s = if (a) $$\"$$p$$$f\" else $$\"$$q\"\n";
         let excised: Vec<String> = cuts(kotlin_multi_dollar_strings, src).into_iter().filter(|c| c.starts_with("cut")).collect();
         assert_eq!(excised, ["cut \"$$\"", "cut \"$$\""]);
-        let src = "val l = suspend { 1 }\nsuspend fun f() {}\nval g: suspend () -> Unit = {}\nx(suspend  {})\nval h: suspend (A)\n  -> B\nval k: suspend (C).() -> Unit\nif (suspend(w)) return\n";
+        let src = "val l = suspend { 1 }\nsuspend fun f() {}\nval g: suspend () -> Unit = {}\nx(suspend  {})\nval h: suspend (A)\n  -> B\nval k: suspend (C).() -> Unit\nif (suspend(w)) return\nval v: suspend ((H) -> V?) = c\n";
         assert_eq!(
             cuts(kotlin_suspend_lambdas, src),
-            ["8:S".to_string(), format!("{}:S", src.find("suspend  {").unwrap()), format!("{}:S", src.find("suspend(w)").unwrap())]
+            [
+                "8:S".to_string(),
+                format!("{}:S", src.find("suspend  {").unwrap()),
+                format!("{}:S", src.find("suspend(w)").unwrap()),
+                "cut \"(\"".to_string(),
+                "cut \")\"".to_string()
+            ]
         );
     }
 
@@ -2937,14 +2972,14 @@ mod tests {
 
     #[test]
     fn kotlin_names_the_grammar_reads_as_keywords_and_one_line_bodies() {
-        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\nclass R(vararg data: Int, vararg items: Int)\nval i = t.insert { x } get t.id\nval j = t.f {\n} get(1)\nval k = t.insert {\n} get (t.id)\nfun s() {\n    val dynamic = d()\n    val bit = 1\n    set = set or bit\n    get?.let { it }\n    get {\n        respond(bit)\n    }\n    open = isOpen\n    data.clear()\n    when (k) {\n        \"d\" -> dynamic++\n    }\n    return dynamic\n    private val v = 1\n}\nvar p: Int = 0\n    private set\n    get\n";
+        let src = "val x: Int\n    get() = 1\n    set(value) {}\nget(\"/\") {}\nset(a, b)\nset(\"k\")\nset(v: Int) {}\nx.get(1)\nf(x: dynamic, dynamic)\nin1.close()\nval y = in2\ninner.close()\nwhere?.let { g(it) }\nfun <T> f()\n    where T : A = 1\nq.where { a }\nenum class K {\n    pattern,\n    enum,\n    id;\n}\nclass R(vararg data: Int, vararg items: Int)\nval i = t.insert { x } get t.id\nval j = t.f {\n} get(1)\nval k = t.insert {\n} get (t.id)\nfun s() {\n    val dynamic = d()\n    val bit = 1\n    set = set or bit\n    get?.let { it }\n    get {\n        respond(bit)\n    }\n    open = isOpen\n    data.clear()\n    ensure(c, suspend = false)\n    if (suspend) g()\n    when (k) {\n        \"d\" -> dynamic++\n    }\n    return dynamic\n    private val v = 1\n}\nvar p: Int = 0\n    private set\n    get\n";
         let at = |s: &str| src.find(s).unwrap();
         let mut found = cuts(kotlin_names_read_as_keywords, src);
         found.sort();
-        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,")), format!("{}:D", at("data:")), format!("{}:G", at("get t.")), format!("{}:G", at("get (t.")), format!("{}:S", at("set = set")), format!("{}:D", at("dynamic = d")), format!("{}:O", at("open = isOpen")), format!("{}:I", at("inner.close")), format!("{}:D", at("data.clear")), format!("{}:D", at("dynamic++")), format!("{}:D", at("return dynamic") + 7), format!("{}:G", at("get?.")), format!("{}:G", at("get {"))];
+        let mut expected = [format!("{}:G", at("get(\"/\")")), format!("{}:S", at("set(a")), format!("{}:S", at("set(\"k")), format!("{}:D", at("dynamic)")), format!("{}:W", at("where?")), format!("{}:I", at("in1.")), format!("{}:E", at("enum,")), format!("{}:D", at("data:")), format!("{}:G", at("get t.")), format!("{}:G", at("get (t.")), format!("{}:S", at("set = set")), format!("{}:D", at("dynamic = d")), format!("{}:O", at("open = isOpen")), format!("{}:I", at("inner.close")), format!("{}:D", at("data.clear")), format!("{}:S", at("suspend = false")), format!("{}:S", at("suspend) g")), format!("{}:V", at("value) {}")), format!("{}:D", at("dynamic++")), format!("{}:D", at("return dynamic") + 7), format!("{}:G", at("get?.")), format!("{}:G", at("get {"))];
         expected.sort();
         assert_eq!(found, expected);
-        let src = "class A { val x = 1 }\n    MAIN { override fun f() = 1 },\n    B(2) { override fun f() = 2 };\nclass E {}\nclass F { }\nfun g() { h() }\nenum class G { A, B;}\n";
+        let src = "class A { val x = 1 }\n    MAIN { override fun f() = 1 },\n    B(2) { override fun f() = 2 };\nclass E {}\nclass F { }\nfun g() { h() }\nenum class G { A, B;}\nreturn { /* nothing */ }\n";
         let at = |s: &str| src.find(s).unwrap();
         assert_eq!(
             cuts(kotlin_one_line_bodies, src),
@@ -3460,6 +3495,7 @@ mod tests {
             "associatedtype A where\n b,\n".repeat(n),
             "@a(\n)\n) @b(\nset\n".repeat(n),
             "= /^".repeat(n),
+            "suspend ((".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
         let finders: [fn(&str, &mut Vec<Repair>); 60] = [
