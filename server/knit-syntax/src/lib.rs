@@ -82,9 +82,12 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// (swift-nio) and regex literals anchored at their start (swift-testing);
 /// 23: Kotlin `suspend` as an argument (kotlinx.coroutines), `suspend ((A) -> B?)` (ktor),
 /// and two repairs that misfired: a `;` in a lambda holding only a comment, and a class
-/// header on its constructor's line hidden as modifiers (arrow).
+/// header on its constructor's line hidden as modifiers (arrow);
+/// 24: Swift type aliases' `where` clauses hidden (swift-nio, fluent-kit, TCA), and a
+/// declaration followed on its line by a span a repair hid is not read cleanly (the
+/// alias; a JavaScript `static` read as a field before a hidden `accessor`).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 23;
+pub const SCHEME_VERSION: u32 = 24;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

@@ -554,6 +554,13 @@ impl<'t> TokenStreams<'t> {
         TokenStreams { root, kinds, excised, file: None }
     }
 
+    /// Whether a span hidden from the parser begins at `end` or after blanks on its line
+    /// (its tokens continue what ends at `end`, yet no node holds them).
+    pub(crate) fn excised_right_after(&self, src: &str, end: usize) -> bool {
+        let i = self.excised.partition_point(|r| r.start < end);
+        self.excised.get(i).is_some_and(|r| src.as_bytes().get(end..r.start).is_some_and(|gap| gap.iter().all(|&c| c == b' ' || c == b'\t')))
+    }
+
     /// The file's tokens; None when the deadline passed before the file was walked.
     fn file(&mut self, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<&FileTokens> {
         if self.file.is_none() {

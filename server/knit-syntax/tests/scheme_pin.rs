@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 23;
-const PINNED_DIGEST: &str = "85cc49b5c417b77c";
+const PINNED_VERSION: u32 = 24;
+const PINNED_DIGEST: &str = "b2a5894c6fa2ac87";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

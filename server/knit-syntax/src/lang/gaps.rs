@@ -1686,6 +1686,51 @@ pub(crate) fn swift_associated_type_lists(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
+/// A generic type alias with a `where` clause on its line (`public typealias RangeType<Bound>
+/// = Range<Bound> where Bound: Strideable`, swift-nio's `MarkedCircularBuffer`; fluent-kit;
+/// TCA): tree-sitter-swift 0.7 reads no clause there, and its error swallowed the
+/// declarations after the alias. The clause, from `where` (at depth 0 after the `=`) to
+/// the line's code end, is excised and hashed where it stands; the alias, whose node then
+/// ends before tokens that belong to it, is marked as not read cleanly (its anchors stay
+/// `unchecked`, as before), while the declarations around it are read.
+pub(crate) fn swift_type_alias_where_clauses(src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    for at in word_at(b, b"typealias") {
+        // the rest of the line, within 1 KiB
+        let stop = (at + 1024).min(b.len());
+        let line_end = b[at..stop].iter().position(|&c| c == b'\n').map_or(stop, |q| at + q);
+        let code_end = find(&b[at..line_end], b"//").map_or(line_end, |q| at + q);
+        let Some(eq) = b[at..code_end].iter().position(|&c| c == b'=').map(|q| at + q) else { continue };
+        let mut depth = 0i32;
+        let mut found = false;
+        for k in eq + 1..code_end {
+            match b[k] {
+                b'<' | b'(' | b'[' => depth += 1,
+                b'>' if b[k - 1] != b'-' => depth -= 1,
+                b')' | b']' => depth -= 1,
+                b'w' if depth == 0 && b[k..code_end].starts_with(b"where") && !is_word_byte(b[k - 1]) && b.get(k + 5).is_some_and(|c| !is_word_byte(*c)) => {
+                    let end = k + b[k..code_end].trim_ascii_end().len();
+                    out.push(Repair::Excise { start: k, end });
+                    found = true;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        // …or on the next line (fluent-kit's `typealias Boolean<Format> = …` / `where
+        // Format: …`): hidden from the line break on, so the alias still ends right before
+        // it; not past a comment, whose text would be read as tokens
+        let next = skip_blanks(b, line_end + 1);
+        if !found && code_end == line_end && line_end < b.len() && line_begins_with(b, next, b"where") {
+            let next_end = b[next..].iter().position(|&c| c == b'\n').map_or(b.len(), |q| next + q);
+            let next_code = find(&b[next..next_end], b"//").map_or(next_end, |q| next + q);
+            let end = next + b[next..next_code].trim_ascii_end().len();
+            let start = at + b[at..line_end].trim_ascii_end().len();
+            out.push(Repair::Excise { start, end });
+        }
+    }
+}
+
 /// An associated type's `where` clause over several lines, a requirement a line, each
 /// line but the last ending in a comma (swift-nio's `FileSystemProtocol`: `associatedtype
 /// DirectoryFileHandle: …` / `where` / `DirectoryFileHandle.ReadFileHandle ==
@@ -2891,6 +2936,15 @@ mod tests {
     }
 
     #[test]
+    fn swift_type_alias_where_clauses_are_hidden_on_their_line() {
+        let src = "public typealias R<B> = Range<B> where B: Strideable, B.Stride: SignedInteger // why\ntypealias F = (A) -> B\ntypealias G<T> = S<T, (U) -> V> where T: P\ntypealias H = K\n  where K: P // note\ntypealias I = J // why\n  where J: Q\n";
+        assert_eq!(
+            cuts(swift_type_alias_where_clauses, src),
+            ["cut \"where B: Strideable, B.Stride: SignedInteger\"", "cut \"where T: P\"", "cut \"\\n  where K: P\""]
+        );
+    }
+
+    #[test]
     fn swift_regex_literals_anchored_at_their_start_are_read_as_regexes() {
         let src = "let r = /^`[^`]*`$/\nif s.contains(/^\\d+\\/x$/) {}\nlet q = a /^ b\nlet o = (/^ x)\n// see /^a/\n";
         let at = |s: &str| src.find(s).unwrap() + 1;
@@ -3496,9 +3550,11 @@ mod tests {
             "@a(\n)\n) @b(\nset\n".repeat(n),
             "= /^".repeat(n),
             "suspend ((".repeat(n),
+            "typealias A = B where ".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 60] = [
+        let finders: [fn(&str, &mut Vec<Repair>); 61] = [
+            swift_type_alias_where_clauses,
             swift_caret_regex_literals,
             swift_associated_type_where_lines,
             kotlin_all_use_site_targets,

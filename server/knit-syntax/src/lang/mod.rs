@@ -824,7 +824,10 @@ impl<'s, 't> Extract<'s, 't> {
             Some(b) => Some(self.body_print(d.identity, b, d.name_node)?),
             None => None,
         };
-        let has_error = d.nodes.iter().any(|n| n.has_error());
+        // A span a repair hid right after the declaration, on its line, continues it (a
+        // Swift type alias's `where` clause) though no node of it holds those tokens: its
+        // print would miss them, so it is not trusted.
+        let has_error = d.nodes.iter().any(|n| n.has_error()) || self.streams.excised_right_after(self.src, end_byte);
         let name_node = d.name_node.unwrap_or(last);
         let header_end = d.body.map(|b| b.start_byte()).unwrap_or(end_byte).max(start_byte);
         let signature = self.signature(start_byte, header_end);
@@ -1159,6 +1162,21 @@ mod tests {
             "public protocol FileSystem {\n    associatedtype Dir: DirProtocol\n    where\n        Dir.Read == Read,\n        Dir.Write == Write\n    func open() -> Dir\n}\n",
         ];
         assert_repairs_hash_the_sources_own_tokens(Lang::Swift, &cases);
+        // a type alias's `where` clause (swift-nio, fluent-kit): hidden, hashed where it
+        // stands; the alias, whose node ends before it, is not trusted, the rest reads
+        for src in [
+            "extension F {\n    public typealias B<T> = P<Self, T> where T: Q\n    func g() {}\n}\n",
+            "extension F {\n    public typealias B<T> = P<Self, T>\n        where T: Q\n    func g() {}\n}\n",
+        ] {
+            assert!(parse_unrepaired(Lang::Swift, src).has_error);
+            let read = parse(Lang::Swift, src, None).0;
+            let unclean: Vec<&str> = read.declarations.iter().filter(|d| d.has_error).map(|d| d.qualified_name.as_str()).collect();
+            assert_eq!((read.declarations.len(), unclean), (3, vec!["F.B"]), "{read:#?}");
+            let (_, repaired) = trees(Lang::Swift, src, None).unwrap();
+            let (tree, excised) = repaired.expect("repaired");
+            let hashed = crate::tokens::hashed_texts(tree.root_node(), src, spec(Lang::Swift).rules, kind_table(Lang::Swift), &excised);
+            assert_eq!(hashed, lexical_tokens(src), "{src}");
+        }
         // swift-testing's `EntryPoint.swift`: a regex anchored at its start is one token,
         // read from the original text (the lexical reference above splits regexes)
         let regex = "func f(s: String) -> Bool {\n  let r = /^`[^`]*`$/\n  return s.contains(r) || s.contains(/^\\d+$/)\n}\nfunc g() {}\n";

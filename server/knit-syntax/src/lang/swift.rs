@@ -80,6 +80,7 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::swift_trailing_closure_labels(src, &mut out);
     gaps::swift_associated_type_lists(src, &mut out);
     gaps::swift_associated_type_where_lines(src, &mut out);
+    gaps::swift_type_alias_where_clauses(src, &mut out);
     gaps::swift_optional_same_type_requirements(src, &mut out);
     gaps::swift_enum_wildcard_labels(src, &mut out);
     gaps::swift_blank_before_semicolon(src, &mut out);
