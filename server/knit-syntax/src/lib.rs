@@ -85,9 +85,10 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// header on its constructor's line hidden as modifiers (arrow);
 /// 24: Swift type aliases' `where` clauses hidden (swift-nio, fluent-kit, TCA), and a
 /// declaration followed on its line by a span a repair hid is not read cleanly (the
-/// alias; a JavaScript `static` read as a field before a hidden `accessor`).
+/// alias; a JavaScript `static` read as a field before a hidden `accessor`);
+/// 25: a Kotlin raw string written as one run of quotes (`""""""""`, wire).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 24;
+pub const SCHEME_VERSION: u32 = 25;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

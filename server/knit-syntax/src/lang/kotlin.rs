@@ -101,16 +101,18 @@ fn raw_strings_ending_in_quotes(root: Node<'_>, src: &str, out: &mut Vec<Repair>
     }
     for (start, end) in runs {
         // the raw string holding the run's first quote
-        let mut string_end = None;
+        let mut string = None;
         super::descend_to(root, start, |n| {
             if n.kind() == "multiline_string_literal" {
-                string_end = Some(n.end_byte());
+                string = Some(n.byte_range());
             }
         });
-        if string_end.is_some_and(|e| e < end) {
-            for at in start..end - 3 {
-                out.push(Repair::Overwrite { at, byte: b'x' });
-            }
+        let Some(string) = string.filter(|s| s.end < end) else { continue };
+        // a run that also opens the string (`""`, wire's Swift generator) keeps its
+        // first three quotes
+        let from = if string.start == start { start + 3 } else { start };
+        for at in from..end - 3 {
+            out.push(Repair::Overwrite { at, byte: b'x' });
         }
     }
 }

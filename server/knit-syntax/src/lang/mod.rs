@@ -1235,6 +1235,8 @@ mod tests {
             "fun d(e: Any) = when (e) {\n    is Op<*> if (\n        e.a && (e.b == null)\n        ) -> 1\n    else -> 2\n}\n",
             "fun p(all: All) {\n    val p = all.creators[\n        Key(a)\n    ,]?.invoke(a)\n}\n",
             "fun lines() = listOf(\n    \"\"\"filename=\"\"\"\"\",\n    \"\"\n)\n",
+            // wire's Swift generator: a run of quotes that opens and closes the string
+            "fun d(t: T): String = when (t) {\n    S -> \"\"\"\"\"\"\"\" // empty\n    else -> t.name\n}\nfun g() = 1\n",
             "annotation class Single(val binds: Array<KClass<*>> = [], val c: Boolean = false)\n",
             // okhttp's `Settings` and `Http2Stream`, kotlinx.serialization's JS tests
             "fun f() {\n    val bit = 1\n    set = set or bit\n    open = isOpen\n}\n",
