@@ -1649,6 +1649,15 @@ fn balanced_end(b: &[u8], at: usize, open: u8, close: u8) -> Option<usize> {
     None
 }
 
+/// The end of the line holding `at`, looked for within `limit` bytes (a hostile line
+/// stays linear), and where its code ends: before a `//` comment.
+fn line_and_code_end(b: &[u8], at: usize, limit: usize) -> (usize, usize) {
+    let stop = at.saturating_add(limit).min(b.len());
+    let line_end = b[at..stop].iter().position(|&c| c == b'\n').map_or(stop, |q| at + q);
+    let code_end = find(&b[at..line_end], b"//").map_or(line_end, |q| at + q);
+    (line_end, code_end)
+}
+
 /// An associated type inheriting several protocols, comma-separated
 /// (`associatedtype IDValue: Codable, Hashable, Sendable`, fluent-kit): tree-sitter-swift
 /// 0.7 reads one inherited type there. Each comma of the list (outside `<…>`, before a
@@ -1657,11 +1666,7 @@ fn balanced_end(b: &[u8], at: usize, open: u8, close: u8) -> Option<usize> {
 pub(crate) fn swift_associated_type_lists(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for at in word_at(b, b"associatedtype") {
-        // the rest of the line, within 512 bytes (a hostile line of many declarations
-        // stays linear)
-        let stop = (at + 512).min(b.len());
-        let end = b[at..stop].iter().position(|&c| c == b'\n').map_or(stop, |q| at + q);
-        let end = find(&b[at..end], b"//").map_or(end, |q| at + q);
+        let (_, end) = line_and_code_end(b, at, 512);
         let Some(colon) = b[at..end].iter().position(|&c| c == b':').map(|q| at + q) else { continue };
         let mut depth = 0i32;
         let mut k = colon + 1;
@@ -1696,10 +1701,7 @@ pub(crate) fn swift_associated_type_lists(src: &str, out: &mut Vec<Repair>) {
 pub(crate) fn swift_type_alias_where_clauses(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for at in word_at(b, b"typealias") {
-        // the rest of the line, within 1 KiB
-        let stop = (at + 1024).min(b.len());
-        let line_end = b[at..stop].iter().position(|&c| c == b'\n').map_or(stop, |q| at + q);
-        let code_end = find(&b[at..line_end], b"//").map_or(line_end, |q| at + q);
+        let (line_end, code_end) = line_and_code_end(b, at, 1024);
         let Some(eq) = b[at..code_end].iter().position(|&c| c == b'=').map(|q| at + q) else { continue };
         let mut depth = 0i32;
         let mut found = false;
@@ -1722,8 +1724,7 @@ pub(crate) fn swift_type_alias_where_clauses(src: &str, out: &mut Vec<Repair>) {
         // it; not past a comment, whose text would be read as tokens
         let next = skip_blanks(b, line_end + 1);
         if !found && code_end == line_end && line_end < b.len() && line_begins_with(b, next, b"where") {
-            let next_end = b[next..].iter().position(|&c| c == b'\n').map_or(b.len(), |q| next + q);
-            let next_code = find(&b[next..next_end], b"//").map_or(next_end, |q| next + q);
+            let (_, next_code) = line_and_code_end(b, next, 1024);
             let end = next + b[next..next_code].trim_ascii_end().len();
             let start = at + b[at..line_end].trim_ascii_end().len();
             out.push(Repair::Excise { start, end });
@@ -1747,8 +1748,7 @@ pub(crate) fn swift_associated_type_where_lines(src: &str, out: &mut Vec<Repair>
         let mut line_start = at;
         let mut in_where = false;
         for _ in 0..16 {
-            let line_end = b[line_start..].iter().position(|&c| c == b'\n').map_or(b.len(), |q| line_start + q);
-            let code_end = find(&b[line_start..line_end], b"//").map_or(line_end, |q| line_start + q);
+            let (line_end, code_end) = line_and_code_end(b, line_start, 4096);
             let line = &b[line_start..code_end];
             let next = skip_space(b, line_end);
             if line.iter().any(|&c| c == b'{' || c == b'}') || next >= b.len() {
