@@ -7,8 +7,8 @@
 //! optional semicolons dropped, redundant parentheses dropped. Trailing commas (a comma
 //! directly before a closing bracket) are dropped here for every language.
 //!
-//! Cost is linear in the file: one walk of the whole tree (an explicit stack, so no
-//! nesting overflows the thread's stack) gives every rule its context — ancestors,
+//! Cost is linear in the file: one walk of the whole tree by one tree cursor (no
+//! recursion, so no nesting overflows the thread's stack) gives every rule its context — ancestors,
 //! position, next sibling — in O(1), and produces the file's token bytes once; each
 //! declaration's print then hashes a byte range of them.
 
@@ -16,7 +16,7 @@ use crate::fingerprint::TokenHasher;
 use crate::Fingerprint;
 use std::ops::Range;
 use std::time::Instant;
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 /// What to do with a node while walking a declaration's tokens.
 pub(crate) enum NodeRule {
@@ -235,42 +235,132 @@ impl Clock {
     }
 }
 
-/// One step of the token walk: a node and where it sits. Kept small: a deep nest keeps
-/// one pending sibling per level on the stack.
-struct Pending<'t> {
-    node: Node<'t>,
-    depth: u32,
+/// A node the walk has entered: which of its children it visits, and where it is among
+/// them. One per ancestor, so a deep nest costs one small frame per level.
+struct Frame {
+    /// Index of the child the cursor is on (anonymous children and comments counted).
     index: u32,
+    /// The node's child count.
+    count: u32,
+    /// Children from this index on are not visited (the closing delimiter of redundant
+    /// parentheses; the count otherwise).
+    end: u32,
+    /// Redundant parentheses: a comma right before the closing delimiter is dropped too.
+    dropped: bool,
+    /// Where this node's children's next siblings start in the walk's `nexts` (only for
+    /// rules that read them).
+    nexts: u32,
 }
 
-/// The normalised tokens under `root` (the root of its tree), in order; None when the
-/// deadline passed first. The walk uses an explicit stack (pathological nesting must
-/// not overflow the thread's stack) and keeps the ancestors of the current node, which
-/// is how rules learn their context in O(1).
-fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, kinds: &KindTable, excised: &[Range<usize>], clock: &mut Clock) -> Option<FileTokens> {
-    let mut out = FileTokens::with_capacity(src.len());
-    // Spans a grammar-gap repair hid from the parser (sorted, disjoint): their tokens are
-    // hashed where they stand, as a grammar that read them would have.
-    let mut phantoms = Phantoms { spans: excised, next: 0 };
-    let mut stack = vec![Pending { node: root, depth: 0, index: 0 }];
-    // Parallel to `stack`, only for rules that read the next sibling.
-    let wants_next = rules.wants_next();
-    let mut nexts: Vec<Option<Node>> = if wants_next { vec![None] } else { Vec::new() };
-    let mut ancestors: Vec<Ancestor> = Vec::new();
-    // One cursor for the whole walk: a cursor per node would allocate per node.
-    let mut cursor = root.walk();
-    let mut kids: Vec<Node> = Vec::new();
-    while let Some(Pending { node, depth, index }) = stack.pop() {
-        let next = nexts.pop().flatten();
-        if clock.tick(1) {
-            return None;
+impl Frame {
+    /// Whether the child the cursor is on (`node`, at `self.index`) is walked.
+    fn visits(&self, node: Node) -> bool {
+        let i = self.index;
+        // `return (a, b,)` is `return a, b`: the comma before the closing delimiter goes
+        // with it. Only an anonymous `,` (a named node may be called so in some grammar).
+        i < self.end && !(self.dropped && self.count >= 3 && i + 2 == self.count && node.kind() == "," && !node.is_named())
+    }
+}
+
+/// The walk of a file's tree that produces its tokens. It is resumable between the
+/// root's children, so a file's stream is built only as far as the declarations asked of
+/// it reach, and it passes over top-level code no declaration holds (a test file's
+/// `describe` blocks, a script's statements, imports): a print reads only the tokens
+/// inside its nodes, which are the same whether the code before them was walked or not.
+///
+/// One tree cursor walks the whole tree (no recursion, so pathological nesting cannot
+/// overflow the thread's stack; no allocation per node), and the walk keeps the ancestors
+/// of the current node, which is how rules learn their context in O(1).
+struct Walk<'t> {
+    cursor: TreeCursor<'t>,
+    /// Only for rules that read the next sibling.
+    sibling_cursor: Option<TreeCursor<'t>>,
+    /// The nodes entered, the root first: `frames.len() == 1` when the cursor is on one
+    /// of the root's children.
+    frames: Vec<Frame>,
+    ancestors: Vec<Ancestor<'t>>,
+    /// For rules that read the next sibling: each entered node's children's next
+    /// non-comment siblings, a block per frame.
+    nexts: Vec<Option<Node<'t>>>,
+    /// The next span hidden by a repair to emit (see [`Phantoms`]).
+    phantom: usize,
+    out: FileTokens,
+    /// The node the cursor is on, not yet visited; None once the walk is over.
+    pending: Option<Node<'t>>,
+    /// The root's children passed over all end by this byte.
+    skipped_until: usize,
+    /// Passes nothing over: a print asked for code before what was passed over (never
+    /// seen with declarations reported in file order, but the stream stays exact).
+    full: bool,
+    /// The walk is over and the stream closed.
+    finished: bool,
+}
+
+impl<'t> Walk<'t> {
+    fn new(root: Node<'t>, source_bytes: usize, wants_next: bool, full: bool) -> Self {
+        Walk {
+            cursor: root.walk(),
+            sibling_cursor: if wants_next { Some(root.walk()) } else { None },
+            frames: Vec::new(),
+            ancestors: Vec::new(),
+            nexts: Vec::new(),
+            phantom: 0,
+            out: FileTokens::with_capacity(source_bytes),
+            pending: Some(root),
+            skipped_until: 0,
+            full,
+            finished: false,
         }
-        ancestors.truncate(depth as usize);
+    }
+
+    /// Walks on until the tokens of every byte in `start..end` are in the stream: the
+    /// root's children that end by `start` are passed over (unless the walk is `full`),
+    /// the ones reaching into the range are walked whole, and the walk stops before the
+    /// first one starting at `end` or later. False when the deadline passed first.
+    #[allow(clippy::too_many_arguments)]
+    fn cover(&mut self, start: usize, end: usize, src: &str, rules: &dyn TokenRules, kinds: &KindTable, excised: &[Range<usize>], clock: &mut Clock) -> bool {
+        while let Some(node) = self.pending {
+            if self.frames.len() == 1 {
+                if node.start_byte() >= end {
+                    return true;
+                }
+                if !self.full && node.end_byte() <= start {
+                    self.skipped_until = self.skipped_until.max(node.end_byte());
+                    self.advance();
+                    continue;
+                }
+            }
+            if clock.tick(1) {
+                return false;
+            }
+            if !self.visit(node, src, rules, kinds, excised, clock) {
+                self.advance();
+            }
+        }
+        if !self.finished {
+            // The end of the file: hidden spans after the last node, and a comma ending
+            // the file is kept.
+            self.finished = true;
+            let mut phantoms = Phantoms { spans: excised, next: self.phantom };
+            phantoms.flush_before(usize::MAX, src, rules, &mut self.out);
+            self.phantom = phantoms.next;
+            self.out.finish();
+        }
+        true
+    }
+
+    /// Visits `node` (the cursor is on it): emits its token, or enters it. True when it
+    /// was entered: the cursor is then on its first walked child, which is pending.
+    fn visit(&mut self, node: Node<'t>, src: &str, rules: &dyn TokenRules, kinds: &KindTable, excised: &[Range<usize>], clock: &mut Clock) -> bool {
         let facts = kinds.facts(node);
         if facts.comment {
-            continue;
+            return false;
         }
-        let mut at = At { ancestors: &ancestors, kind: facts.name, index: index as usize, next, leads: false };
+        let (index, next) = match self.frames.last() {
+            Some(f) => (f.index as usize, if self.sibling_cursor.is_some() { self.nexts[(f.nexts + f.index) as usize] } else { None }),
+            None => (0, None),
+        };
+        let mut at = At { ancestors: &self.ancestors, kind: facts.name, index, next, leads: false };
         at.leads = rules.leads(node, &at);
         let rule = if facts.ask_rule {
             clock.rule_calls += 1;
@@ -285,74 +375,115 @@ fn collect_tokens(root: Node, src: &str, rules: &dyn TokenRules, kinds: &KindTab
             NodeRule::Descend
         };
         let leads = at.leads;
-        let drop_delimiters = matches!(rule, NodeRule::DropDelimiters);
-        match rule {
-            NodeRule::Skip => continue,
-            NodeRule::Emit(tok) => {
-                phantoms.flush_before(node.start_byte(), src, rules, &mut out);
-                out.push(node.start_byte() as u32, node.end_byte() as u32, &tok);
-                continue;
+        let dropped = matches!(rule, NodeRule::DropDelimiters);
+        // Spans a grammar-gap repair hid from the parser (sorted, disjoint): their tokens
+        // are hashed where they stand, as a grammar that read them would have.
+        let mut phantoms = Phantoms { spans: excised, next: self.phantom };
+        let entered = 'visit: {
+            match rule {
+                NodeRule::Skip => break 'visit false,
+                NodeRule::Emit(tok) => {
+                    phantoms.flush_before(node.start_byte(), src, rules, &mut self.out);
+                    self.out.push(node.start_byte() as u32, node.end_byte() as u32, &tok);
+                    break 'visit false;
+                }
+                NodeRule::Descend | NodeRule::DropDelimiters => {}
             }
-            NodeRule::Descend | NodeRule::DropDelimiters => {}
-        }
-        if node.child_count() == 0 {
-            if node.is_missing() || drop_delimiters {
-                continue;
+            let count = node.child_count() as u32;
+            if count == 0 {
+                if node.is_missing() || dropped {
+                    break 'visit false;
+                }
+                let raw = src.get(node.byte_range()).unwrap_or("");
+                // Only named leaves can be string content; anonymous ones are punctuation
+                // and keywords (this test runs for every token). Whitespace inside string
+                // content is the program's data, not layout.
+                let verbatim = facts.string_content && node.is_named();
+                let text = if verbatim { raw } else { raw.trim() };
+                if !text.is_empty() {
+                    phantoms.flush_before(node.start_byte(), src, rules, &mut self.out);
+                    self.out.push(node.start_byte() as u32, node.end_byte() as u32, text);
+                }
+                break 'visit false;
             }
-            let raw = src.get(node.byte_range()).unwrap_or("");
-            // Only named leaves can be string content; anonymous ones are punctuation and
-            // keywords (this test runs for every token). Whitespace inside string content
-            // is the program's data, not layout.
-            let verbatim = facts.string_content && node.is_named();
-            let text = if verbatim { raw } else { raw.trim() };
-            if !text.is_empty() {
-                phantoms.flush_before(node.start_byte(), src, rules, &mut out);
-                out.push(node.start_byte() as u32, node.end_byte() as u32, text);
+            // Redundant parentheses: every child but the first and the last (and a
+            // trailing comma before that last one, see [`Frame::visits`]).
+            if dropped && count < 2 {
+                break 'visit false;
             }
-            continue;
-        }
-        kids.clear();
-        cursor.reset(node);
-        if cursor.goto_first_child() {
-            loop {
-                kids.push(cursor.node());
-                if !cursor.goto_next_sibling() {
-                    break;
+            let base = self.nexts.len() as u32;
+            if let Some(c) = self.sibling_cursor.as_mut() {
+                // Each child's next non-comment sibling (among all children, dropped
+                // delimiters included), found from the last child back.
+                let start = self.nexts.len();
+                c.reset(node);
+                if c.goto_first_child() {
+                    loop {
+                        self.nexts.push(Some(c.node()));
+                        if !c.goto_next_sibling() {
+                            break;
+                        }
+                    }
+                }
+                let mut next_kept: Option<Node> = None;
+                for slot in self.nexts[start..].iter_mut().rev() {
+                    let kid = slot.expect("just pushed");
+                    *slot = next_kept;
+                    if !is_comment(kid) {
+                        next_kept = Some(kid);
+                    }
                 }
             }
-        }
-        // Redundant parentheses: every child but the first and the last — and a trailing
-        // comma before that last one, which the stream drops only before a closing
-        // bracket it emits (`return (a, b,)` is `return a, b`).
-        let range = if drop_delimiters {
-            if kids.len() < 2 {
-                continue;
+            self.ancestors.push(Ancestor { node, kind: facts.name, leads, dropped });
+            let mut frame = Frame { index: 0, count, end: if dropped { count - 1 } else { count }, dropped, nexts: base };
+            self.cursor.goto_first_child();
+            if dropped {
+                self.cursor.goto_next_sibling();
+                frame.index = 1;
             }
-            let end = kids.len() - 1;
-            let trailing_comma = end >= 2 && kids[end - 1].kind() == "," && !kids[end - 1].is_named();
-            1..if trailing_comma { end - 1 } else { end }
-        } else {
-            0..kids.len()
+            let first = self.cursor.node();
+            let visits = frame.visits(first);
+            self.frames.push(frame);
+            if visits {
+                self.pending = Some(first);
+                break 'visit true;
+            }
+            // Nothing inside is walked (`()`): leave it at once.
+            self.leave();
+            false
         };
-        ancestors.push(Ancestor { node, kind: facts.name, leads, dropped: drop_delimiters });
-        // Pushed last to first so they pop in order; each knows its next non-comment
-        // sibling (among all children, dropped delimiters included).
-        let mut next_kept: Option<Node> = None;
-        for i in (0..kids.len()).rev() {
-            if range.contains(&i) {
-                stack.push(Pending { node: kids[i], depth: depth + 1, index: i as u32 });
-                if wants_next {
-                    nexts.push(next_kept);
+        self.phantom = phantoms.next;
+        entered
+    }
+
+    /// Moves to the next node to visit: a later sibling of the current one, else up until
+    /// an ancestor has one; none once the root is left.
+    fn advance(&mut self) {
+        loop {
+            let Some(f) = self.frames.last_mut() else {
+                self.pending = None;
+                return;
+            };
+            f.index += 1;
+            if f.index < f.end && self.cursor.goto_next_sibling() {
+                let next = self.cursor.node();
+                if f.visits(next) {
+                    self.pending = Some(next);
+                    return;
                 }
             }
-            if wants_next && !is_comment(kids[i]) {
-                next_kept = Some(kids[i]);
-            }
+            self.leave();
         }
     }
-    phantoms.flush_before(usize::MAX, src, rules, &mut out);
-    out.finish();
-    Some(out)
+
+    /// Leaves the innermost entered node: the cursor goes back up to it.
+    fn leave(&mut self) {
+        if let Some(f) = self.frames.pop() {
+            self.ancestors.pop();
+            self.nexts.truncate(f.nexts as usize);
+            self.cursor.goto_parent();
+        }
+    }
 }
 
 /// The excised spans of a repaired parse, emitted in position order between the tree's
@@ -445,7 +576,7 @@ pub(crate) struct TokenStreams<'t> {
     kinds: &'static KindTable,
     /// Spans hidden from the parser by a grammar-gap repair (see `lang::Repair`).
     excised: Vec<Range<usize>>,
-    file: Option<FileTokens>,
+    walk: Option<Walk<'t>>,
 }
 
 /// A file's tokens, ready to hash: the bytes a [`TokenSink`] would feed the digest for
@@ -480,14 +611,17 @@ impl FileTokens {
     /// large file never pays for a growing array being copied.
     fn with_capacity(source_bytes: usize) -> Self {
         let n = source_bytes + 16;
-        FileTokens {
+        let mut file = FileTokens {
             spans: Vec::with_capacity(n),
             flags: Vec::with_capacity(n),
             bytes: Vec::with_capacity(2 * n),
             offsets: Vec::with_capacity(n + 1),
             counts: Vec::with_capacity(n + 1),
             ..FileTokens::default()
-        }
+        };
+        file.offsets.push(0);
+        file.counts.push(0);
+        file
     }
 
     /// Appends a token (its text, its node's span). A comma waits for the next token:
@@ -501,14 +635,24 @@ impl FileTokens {
         self.settle(flag != CLOSING);
         self.spans.push((start, end));
         self.flags.push(flag);
-        self.offsets.push(self.bytes.len() as u32);
-        self.counts.push(self.count);
+        self.mark_end();
         if flag == COMMA {
             self.pending_comma = true;
         } else {
             self.bytes.extend_from_slice(text.as_bytes());
             self.bytes.push(SEPARATOR);
             self.count += 1;
+        }
+        self.offsets.push(self.bytes.len() as u32);
+        self.counts.push(self.count);
+    }
+
+    /// The last entry of `offsets` and `counts` (one more than tokens, so the newest
+    /// token's text has an end while the stream is still growing): where the stream is now.
+    fn mark_end(&mut self) {
+        if let (Some(o), Some(c)) = (self.offsets.last_mut(), self.counts.last_mut()) {
+            *o = self.bytes.len() as u32;
+            *c = self.count;
         }
     }
 
@@ -522,8 +666,7 @@ impl FileTokens {
     /// Closes the stream: a comma ending the file is kept.
     fn finish(&mut self) {
         self.settle(true);
-        self.offsets.push(self.bytes.len() as u32);
-        self.counts.push(self.count);
+        self.mark_end();
     }
 
     /// Token indices of `node`: those starting inside its span, up to the last one
@@ -545,13 +688,15 @@ impl FileTokens {
 /// the source's own tokens).
 #[cfg(test)]
 pub(crate) fn hashed_texts(root: Node, src: &str, rules: &dyn TokenRules, kinds: &KindTable, excised: &[Range<usize>]) -> Vec<String> {
-    let file = collect_tokens(root, src, rules, kinds, excised, &mut Clock::new(None)).expect("no deadline");
+    let mut walk = Walk::new(root, src.len(), rules.wants_next(), true);
+    assert!(walk.cover(0, usize::MAX, src, rules, kinds, excised, &mut Clock::new(None)), "no deadline");
+    let file = walk.out;
     file.bytes.split(|&b| b == SEPARATOR).filter(|t| !t.is_empty()).map(|t| String::from_utf8_lossy(t).into_owned()).collect()
 }
 
 impl<'t> TokenStreams<'t> {
     pub(crate) fn new(root: Node<'t>, kinds: &'static KindTable, excised: Vec<Range<usize>>) -> Self {
-        TokenStreams { root, kinds, excised, file: None }
+        TokenStreams { root, kinds, excised, walk: None }
     }
 
     /// Whether a span hidden from the parser begins at `end` or after blanks on its line
@@ -561,12 +706,16 @@ impl<'t> TokenStreams<'t> {
         self.excised.get(i).is_some_and(|r| src.as_bytes().get(end..r.start).is_some_and(|gap| gap.iter().all(|&c| c == b' ' || c == b'\t')))
     }
 
-    /// The file's tokens; None when the deadline passed before the file was walked.
-    fn file(&mut self, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<&FileTokens> {
-        if self.file.is_none() {
-            self.file = Some(collect_tokens(self.root, src, rules, self.kinds, &self.excised, clock)?);
+    /// The file's tokens, walked at least as far as every byte of `start..end` needs;
+    /// None when the deadline passed first.
+    fn covering(&mut self, start: usize, end: usize, src: &str, rules: &dyn TokenRules, clock: &mut Clock) -> Option<&FileTokens> {
+        let root = self.root;
+        let walk = self.walk.get_or_insert_with(|| Walk::new(root, src.len(), rules.wants_next(), false));
+        if !walk.full && walk.skipped_until > start {
+            // Asked for code that was passed over: start again, passing nothing over.
+            *walk = Walk::new(root, src.len(), rules.wants_next(), true);
         }
-        self.file.as_ref()
+        walk.cover(start, end, src, rules, self.kinds, &self.excised, clock).then_some(&walk.out)
     }
 }
 
@@ -581,7 +730,9 @@ pub(crate) fn fingerprint_nodes(
     streams: &mut TokenStreams,
     clock: &mut Clock,
 ) -> Option<(Fingerprint, u32)> {
-    let file = streams.file(src, rules, clock)?;
+    let start = nodes.iter().map(|n| n.start_byte()).min().unwrap_or(0);
+    let end = nodes.iter().map(|n| n.end_byte()).max().unwrap_or(0);
+    let file = streams.covering(start, end, src, rules, clock)?;
     let mut sink = TokenSink::new(domain, file);
     for node in nodes {
         let (lo, hi) = file.range(*node);
@@ -750,3 +901,4 @@ mod tests {
         assert_eq!(collapse_ws("  a \n  b  "), "a b");
     }
 }
+

@@ -1021,6 +1021,59 @@ mod tests {
         assert!(work.steps < full_work.steps, "the walk stopped early: {work:?} of {full_work:?}");
     }
 
+    /// Fingerprints of `nodes` of `src`'s tree read from one stream, in the order given;
+    /// and the steps the stream's walk took.
+    fn prints_in_order(lang: Lang, src: &str, pick: fn(Node) -> Vec<Node>) -> (Vec<Fingerprint>, u64) {
+        let tree = parse_tree(lang, src, None).expect("tree");
+        let mut streams = TokenStreams::new(tree.root_node(), kind_table(lang), Vec::new());
+        let mut clock = Clock::new(None);
+        let prints = pick(tree.root_node())
+            .into_iter()
+            .map(|n| fingerprint_nodes("decl", &[n], src, spec(lang).rules, None, &mut streams, &mut clock).expect("no deadline").0)
+            .collect();
+        (prints, clock.steps)
+    }
+
+    #[test]
+    fn a_print_walks_only_the_top_level_code_it_needs_and_is_the_same_as_a_whole_walk() {
+        // A test file: a large top-level call no declaration holds, then a function. The
+        // function's print passes the call over (fewer steps than walking it) and equals
+        // the print of the same function in a stream that walked everything before it.
+        let call = format!("describe(\"suite\", () => {{\n{}}});\n", "  it(\"works\", () => { expect(f(1, [2, 3])).toBe((4)); });\n".repeat(200));
+        let func = "export function f(a: number, b: number[],) { return (a) + b.length; }\n";
+        let src = format!("import {{ x }} from \"./x\";\n{call}{func}");
+        fn last_child(root: Node) -> Vec<Node> {
+            vec![root.named_child(root.named_child_count() - 1).unwrap()]
+        }
+        fn every_child(root: Node) -> Vec<Node> {
+            (0..root.named_child_count()).map(|i| root.named_child(i).unwrap()).collect()
+        }
+        let (lazy, lazy_steps) = prints_in_order(Lang::TypeScript, &src, last_child);
+        let (whole, whole_steps) = prints_in_order(Lang::TypeScript, &src, every_child);
+        assert_eq!(lazy[0], *whole.last().unwrap(), "the same tokens, walked or not before it");
+        assert!(lazy_steps * 10 < whole_steps, "the call was passed over: {lazy_steps} steps against {whole_steps}");
+        // The same function alone in a file prints the same.
+        let (alone, _) = prints_in_order(Lang::TypeScript, func, last_child);
+        assert_eq!(lazy[0], alone[0]);
+    }
+
+    #[test]
+    fn a_print_asked_out_of_order_reads_code_that_was_passed_over() {
+        // The second statement first (the first is passed over), then the first: the
+        // stream starts again and passes nothing over, so both prints are exact.
+        let src = "const a = [1, 2,];\nconst b = { k: (1) };\n";
+        fn backwards(root: Node) -> Vec<Node> {
+            vec![root.named_child(1).unwrap(), root.named_child(0).unwrap()]
+        }
+        fn forwards(root: Node) -> Vec<Node> {
+            vec![root.named_child(0).unwrap(), root.named_child(1).unwrap()]
+        }
+        let (back, _) = prints_in_order(Lang::TypeScript, src, backwards);
+        let (fwd, _) = prints_in_order(Lang::TypeScript, src, forwards);
+        assert_eq!((back[0], back[1]), (fwd[1], fwd[0]));
+        assert_ne!(fwd[0], fwd[1]);
+    }
+
     #[test]
     fn the_kind_table_names_every_node_as_tree_sitter_does() {
         // The walk reads kind names from the table by kind id; a grammar's aliases

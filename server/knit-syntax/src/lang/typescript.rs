@@ -298,10 +298,13 @@ fn items_of<'t>(x: &Extract<'_, '_>, node: Node<'t>, out: &mut Vec<Item<'t>>, mu
             }
         }
         "expression_statement" => {
-            for c in named_children(node) {
-                if matches!(c.kind(), "internal_module" | "module") {
-                    items_of(x, c, out, wrappers.clone(), scope);
-                }
+            // Only a namespace the grammar read as an expression declares anything; the
+            // list is empty (no allocation) for every other statement.
+            let mut cursor = node.walk();
+            let modules: Vec<Node<'t>> =
+                node.named_children(&mut cursor).filter(|c| matches!(c.kind(), "internal_module" | "module")).collect();
+            for c in modules {
+                items_of(x, c, out, wrappers.clone(), scope);
             }
         }
         _ => items_of_plain(x, node, out, scope),
@@ -336,9 +339,11 @@ fn items_of_wrapped<'t>(
 
 fn items_of_plain<'t>(x: &Extract<'_, '_>, node: Node<'t>, out: &mut Vec<Item<'t>>, scope: Scope) {
     let kind = node.kind();
-    let name_node = node.child_by_field_name("name");
+    // Asked only by the arms that name a declaration: most nodes seen here are statements
+    // of a function body, and a field look-up walks the node's children.
+    let name_node = || node.child_by_field_name("name");
     let simple = |k: &'static str, id: IdentityKind, body: Option<Node<'t>>, sig: bool, inner: Option<(Node<'t>, Scope)>| {
-        name_node.map(|nn| Item {
+        name_node().map(|nn| Item {
             kind: k,
             identity: id,
             name: name_text(x, nn),
@@ -397,7 +402,7 @@ fn items_of_plain<'t>(x: &Extract<'_, '_>, node: Node<'t>, out: &mut Vec<Item<'t
         }
         "public_field_definition" | "property_signature" | "field_definition" => {
             // JavaScript's `field_definition` names its field `property`.
-            let name_node = name_node.or_else(|| node.child_by_field_name("property"));
+            let name_node = name_node().or_else(|| node.child_by_field_name("property"));
             let value = node.child_by_field_name("value");
             let callable = value.is_some_and(is_function_value);
             let body = value.and_then(|v| if is_function_value(v) { function_value_body(v) } else { Some(v) });
@@ -583,14 +588,17 @@ impl TokenRules for EcmaRules {
                 }
             }
             "formal_parameters" => {
-                // `(x) => …` and `x => …` are the same arrow function.
-                let parent_is_arrow = at.parent_kind() == "arrow_function";
+                // `(x) => …` and `x => …` are the same arrow function. Only an arrow's
+                // parameters are looked at (every function has a parameter list).
+                if at.parent_kind() != "arrow_function" {
+                    return NodeRule::Descend;
+                }
                 let params = named_children(node);
                 // JavaScript has a bare `identifier` where TypeScript has a `required_parameter`.
-                if parent_is_arrow && params.len() == 1 && params[0].kind() == "identifier" {
+                if params.len() == 1 && params[0].kind() == "identifier" {
                     return NodeRule::Emit(src.get(params[0].byte_range()).unwrap_or("").to_string());
                 }
-                if parent_is_arrow && params.len() == 1 && params[0].kind() == "required_parameter" {
+                if params.len() == 1 && params[0].kind() == "required_parameter" {
                     let p = named_children(params[0]);
                     if p.len() == 1 && p[0].kind() == "identifier" {
                         return NodeRule::Emit(src.get(p[0].byte_range()).unwrap_or("").to_string());
