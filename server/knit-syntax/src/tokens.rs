@@ -320,18 +320,18 @@ impl<'t> Walk<'t> {
     #[allow(clippy::too_many_arguments)]
     fn cover(&mut self, start: usize, end: usize, src: &str, rules: &dyn TokenRules, kinds: &KindTable, excised: &[Range<usize>], clock: &mut Clock) -> bool {
         while let Some(node) = self.pending {
-            if self.frames.len() == 1 {
-                if node.start_byte() >= end {
-                    return true;
-                }
-                if !self.full && node.end_byte() <= start {
-                    self.skipped_until = self.skipped_until.max(node.end_byte());
-                    self.advance();
-                    continue;
-                }
+            if self.frames.len() == 1 && node.start_byte() >= end {
+                return true;
             }
+            // Passing a node over is a step too: a file of a million top-level statements
+            // is bounded by the deadline like any other walk.
             if clock.tick(1) {
                 return false;
+            }
+            if self.frames.len() == 1 && !self.full && node.end_byte() <= start {
+                self.skipped_until = self.skipped_until.max(node.end_byte());
+                self.advance();
+                continue;
             }
             if !self.visit(node, src, rules, kinds, excised, clock) {
                 self.advance();
