@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 25;
-const PINNED_DIGEST: &str = "c1b4c3105480f3d6";
+const PINNED_VERSION: u32 = 26;
+const PINNED_DIGEST: &str = "ff8babe824f18de2";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

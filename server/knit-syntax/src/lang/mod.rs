@@ -1318,6 +1318,8 @@ mod tests {
             "class P(c: C) {\n    private val verifier: suspend ((Header) -> Verifier?) = c.verifier\n}\n",
             // kotlinx.coroutines' `Semaphore.kt`
             "class A {\n    fun <W> acquire(w: W, suspend: (W) -> Boolean, f: suspend () -> Unit) {\n        if (suspend(w)) return\n    }\n}\n",
+            // kotlinpoet's nested builders (ktfmt's layout of a long header)
+            "public class TypeSpec {\n  public class Builder\n  internal constructor(internal val name: String) :\n    Taggable.Builder<Builder> {\n    public val modifiers: MutableSet<String> = mutableSetOf()\n  }\n}\n",
         ];
         let joined = |texts: &[String]| -> String {
             texts.concat().chars().filter(|c| !c.is_whitespace() && !matches!(c, ';' | '\u{2}' | '\u{3}' | '\u{4}')).collect()
@@ -1362,6 +1364,10 @@ mod tests {
                 "enum class M {\n    A {\n        override fun f() = 1\n    },\n    B {\n        override fun f() = 2\n    };\n\n    abstract fun f(): Int\n}\n",
             ),
             ("class A {\n    context(s: S)\n    fun f() = s.g()\n}\n", "class A {\n    context(s: S) fun f() = s.g()\n}\n"),
+            (
+                "class A {\n  class B\n  internal constructor(val n: String) : C {\n    val m = n\n  }\n}\n",
+                "class A {\n  class B internal constructor(val n: String) : C {\n    val m = n\n  }\n}\n",
+            ),
             (
                 "class A {\n    var v: Int\n        get() = x\n        @Synchronized set(value) {\n            x = value\n        }\n}\n",
                 "class A {\n    var v: Int\n        get() = x\n\n        @Synchronized\n        set(value) {\n            x = value\n        }\n}\n",
