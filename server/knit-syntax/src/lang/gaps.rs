@@ -883,11 +883,21 @@ pub(crate) fn swift_modified_local_type_first_in_getter(src: &str, out: &mut Vec
 }
 
 /// Swift modifiers tree-sitter-swift 0.7 does not know: `__consuming func` (a method
-/// that consumes `self`) and the `sending` result of Swift 6 (`-> sending T`). The
-/// keyword and its blanks are excised. (When `__consuming` is a declaration's first token
-/// the repaired declaration starts after it, so its print lacks that one token.)
+/// that consumes `self`), the `sending` result of Swift 6 (`-> sending T`) and Swift
+/// 6.2's `nonisolated(nonsending)` on a function type (swift-log's `_ operation:
+/// nonisolated(nonsending) (Logger) async throws(Failure) -> Result`; before `func` the
+/// grammar reads it). The keyword (with its parenthesis) and its blanks are excised.
+/// (When `__consuming` is a declaration's first token the repaired declaration starts
+/// after it, so its print lacks that one token.)
 pub(crate) fn swift_unknown_modifiers(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
+    for at in word_at(b, b"nonisolated") {
+        let attribute = at + b"nonisolated(nonsending)".len();
+        let end = skip_blanks(b, attribute);
+        if b[at..].starts_with(b"nonisolated(nonsending)") && end > attribute && b.get(end) == Some(&b'(') {
+            out.push(Repair::Excise { start: at, end });
+        }
+    }
     for at in word_at(b, b"__consuming") {
         let end = skip_blanks(b, at + "__consuming".len());
         if end > at + "__consuming".len() && b.get(end).is_some_and(|&c| is_word_byte(c)) {
@@ -3327,6 +3337,13 @@ mod tests {
         assert_eq!(
             cuts(swift_unknown_modifiers, "public __consuming func f() -> sending Result {}\nlet sending = 1\nf(__consuming)"),
             ["cut \"__consuming \"", "cut \"sending \""]
+        );
+        assert_eq!(
+            cuts(
+                swift_unknown_modifiers,
+                "public nonisolated(nonsending) func w(_ o: nonisolated(nonsending) (L) async -> R, p: @escaping nonisolated(nonsending) () async -> Void) {}\nnonisolated(unsafe) var x = 1\nlet nonisolated = f(nonisolated(nonsending)(1))"
+            ),
+            ["cut \"nonisolated(nonsending) \"", "cut \"nonisolated(nonsending) \""]
         );
     }
 

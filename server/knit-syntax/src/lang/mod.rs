@@ -1211,6 +1211,8 @@ mod tests {
             "struct B {\n  var v = 0\n  static func ..<(l: B, r: B) -> Range<Int> {\n    l.v..<r.v\n  }\n  func w() {}\n}\n",
             "struct H {\n  subscript(i: Int) -> Int {\n    _read {\n      yield p(i)\n    }\n    @inline(__always)\n    _modify {\n      yield &q\n    }\n  }\n}\n",
             "struct S {\n  @_specialize(where T == Int)\n  mutating func f<T>(t: T) {}\n  func g(q: Q) {\n    q.submit {\n      ()\n    }.get()\n  }\n}\n",
+            // swift-log's task-local logger (Swift 6.2)
+            "public nonisolated(nonsending) func withLogger<R>(\n    _ logger: Logger,\n    _ operation: nonisolated(nonsending) (Logger) async throws -> R\n) async rethrows -> R {\n    try await operation(logger)\n}\n",
             // swift-nio's `FileSystemProtocol`
             "public protocol FileSystem {\n    associatedtype Dir: DirProtocol\n    where\n        Dir.Read == Read,\n        Dir.Write == Write\n    func open() -> Dir\n}\n",
         ];
