@@ -86,9 +86,9 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// 24: Swift type aliases' `where` clauses hidden (swift-nio, fluent-kit, TCA), and a
 /// declaration followed on its line by a span a repair hid is not read cleanly (the
 /// alias; a JavaScript `static` read as a field before a hidden `accessor`);
-/// 25: a Kotlin raw string written as one run of quotes (`""""""""`, wire).
+/// 25: a Kotlin raw string written as one run of quotes (`""""""""`, wire);
 /// 26: a nested Kotlin class's primary constructor on the line after its header (ktfmt's
-/// layout, kotlinpoet; a block comment may stand between), the line break hidden.
+/// layout, kotlinpoet; a block comment may stand between), the line break hidden;
 /// 27: Swift 6.2's `nonisolated(nonsending)` on a function type hidden (swift-log).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
 pub const SCHEME_VERSION: u32 = 27;

@@ -2462,93 +2462,79 @@ pub(crate) fn kotlin_suspend_lambdas(src: &str, out: &mut Vec<Repair>) {
     }
 }
 
-/// A primary constructor on the line after its class header with more than one
-/// annotation or modifier before it (`@PublishedApi internal constructor(…)`,
-/// `actual constructor(…)`, an annotation line then `internal constructor(…)`: ktor,
-/// kotlinx.coroutines' `ChannelResult`): tree-sitter-kotlin-ng 1.1 reads a lone
-/// annotation or one visibility modifier there, nothing more. The annotations and
-/// modifiers, from the first line after the header, are excised; their tokens are
-/// hashed where they stand, inside the class.
-pub(crate) fn kotlin_constructor_modifiers_after_the_header(src: &str, out: &mut Vec<Repair>) {
+/// A primary constructor on a line after its class header, which Kotlin reads as the
+/// class's own (a header may break before it) and tree-sitter-kotlin-ng 1.1 reads only
+/// after a lone annotation or one visibility modifier, and only at the top level. One
+/// repair per layout:
+/// - a nested class's header with the indented constructor line right below it, block
+///   comments allowed between (ktfmt's layout of a long header; kotlinpoet's nested
+///   `Builder`s: `  public class Builder` then `  internal constructor(…) :`): the grammar
+///   ends the nested class at the line break and reads a secondary constructor of the
+///   enclosing class, and the error swallowed whole files (`TypeSpec.kt`: 1 022 lines).
+///   That line break is excised (a `\r` before it too), so the parser reads one line, as
+///   it reads `class B internal constructor(`; a line break carries no token, and blanks
+///   stay between the two words, so no token can join;
+/// - otherwise more than one annotation or modifier before the constructor
+///   (`@PublishedApi internal constructor(…)`, `actual constructor(…)`, an annotation line
+///   then `internal constructor(…)`: ktor, kotlinx.coroutines' `ChannelResult`): the
+///   annotations and modifiers, from the first line after the header, are excised; their
+///   tokens are hashed where they stand, inside the class.
+pub(crate) fn kotlin_constructors_after_the_header(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for at in word_at(b, b"constructor") {
         let Some(first) = line_start_near(b, at, 256) else { continue };
         // (a header on the constructor's own line, `public class Open internal
-        // constructor(`, arrow's `CircuitBreaker`, is no line after the header)
+        // constructor(`, arrow's `CircuitBreaker`, is read already)
         let same_line_header = [&b"class"[..], b"object", b"interface"].iter().any(|w| !word_at(&b[first..at], w).is_empty());
-        if first == at || same_line_header || b.get(skip_blanks(b, at + b"constructor".len())) != Some(&b'(') || !annotations_and_modifiers(&b[first..at]) {
+        if same_line_header || b.get(skip_blanks(b, at + b"constructor".len())) != Some(&b'(') || !annotations_and_modifiers(&b[first..at]) {
             continue;
         }
-        // A nested class's header and constructor are read as one line instead, modifiers
-        // and all (`kotlin_nested_constructor_lines`).
-        if nested_header_break(b, at).is_some() {
+        if let Some((start, end)) = nested_header_break(b, first) {
+            out.push(Repair::Excise { start, end });
+            continue;
+        }
+        if first == at {
             continue;
         }
         let (spans, top) = attribute_lines_above(b, first);
         let top = top.unwrap_or(first);
         let Some((last, _)) = prev_non_space(b, top) else { continue };
-        // The header may run over several lines (type parameters one per line): the word
-        // `class` within 2 KiB before, with no brace or `;` between.
-        let from = last.saturating_sub(2048);
-        let since = b[from..=last].iter().rposition(|&c| matches!(c, b'{' | b'}' | b';')).map_or(from, |p| from + p + 1);
-        let is_header = !word_at(&b[since..=last], b"class").is_empty() && !matches!(b[last], b'{' | b'}' | b';' | b'(' | b',');
-        if is_header {
+        if header_class_word(b, last).is_some() && !matches!(b[last], b'{' | b'}' | b';' | b'(' | b',') {
             out.extend(spans);
             out.push(Repair::Excise { start: first, end: at });
         }
     }
 }
 
-/// A primary constructor on the line after a nested class's header, as ktfmt lays out a
-/// long one (kotlinpoet's nested `Builder`s: `  public class Builder` then `  internal
-/// constructor(…) :`). Kotlin reads the constructor as the class's own (a header may break
-/// before it); inside a class body tree-sitter-kotlin-ng 1.1 ends the nested class at the
-/// line break and reads a secondary constructor of the enclosing class, and the error
-/// swallowed whole classes (kotlinpoet's `TypeSpec.kt`: 1 022 lines). The line break
-/// between the header and the indented constructor line is excised (a `\r` before it
-/// too), so the parser reads one line, as it already does at the top level; a line break
-/// carries no token. Only when blanks stay between the two words, so no token can join.
-pub(crate) fn kotlin_nested_constructor_lines(src: &str, out: &mut Vec<Repair>) {
-    let b = src.as_bytes();
-    for at in word_at(b, b"constructor") {
-        if let Some((start, end)) = nested_header_break(b, at) {
-            out.push(Repair::Excise { start, end });
-        }
-    }
-}
-
-/// The line break [`kotlin_nested_constructor_lines`] excises before the `constructor` at
-/// `at`, if any.
-fn nested_header_break(b: &[u8], at: usize) -> Option<(usize, usize)> {
-    let first = line_start_near(b, at, 256)?;
-    // (a header on the constructor's own line is read already)
-    let same_line_header = [&b"class"[..], b"object", b"interface"].iter().any(|w| !word_at(&b[first..at], w).is_empty());
-    if same_line_header || b.get(skip_blanks(b, at + b"constructor".len())) != Some(&b'(') || !annotations_and_modifiers(&b[first..at]) {
-        return None;
-    }
-    // Indented (a nested class's line), with the header on the line right above.
-    let line_start = b[..first].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
-    let (last, end_byte) = prev_non_space(b, line_start)?;
-    if line_start == first || b[last + 1..line_start].iter().filter(|&&c| c == b'\n').count() != 1 {
-        return None;
-    }
-    // The header: the word `class` after modifiers (not `Foo::class`), its name after it,
-    // within 2 KiB back and no brace or `;` between (type parameters may take lines),
-    // ending where a constructor may follow.
+/// The word `class` of a header ending at `last`: within 2 KiB before it, with no brace
+/// or `;` between (type parameters may take a line each).
+fn header_class_word(b: &[u8], last: usize) -> Option<usize> {
     let from = last.saturating_sub(2048);
     let since = b[from..=last].iter().rposition(|&c| matches!(c, b'{' | b'}' | b';')).map_or(from, |p| from + p + 1);
-    let is_header = word_at(&b[since..=last], b"class").last().is_some_and(|&k| {
-        let k = since + k;
-        let named = b.get(skip_blanks(b, k + b"class".len())).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'`');
-        let after_modifiers = prev_on_line(b, k).is_none_or(|(_, c)| is_word_byte(c) || c == b')');
-        // Nothing but the name, type parameters and block comments after it: no
-        // annotation line (the other constructor repair reads those), and no line comment
-        // on the line above, which would swallow the constructor's line.
-        let plain = !b[k..=last].iter().any(|&c| matches!(c, b'@' | b'"'));
-        let last_line = b[..last].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
-        named && after_modifiers && plain && find(&b[last_line..=last], b"//").is_none()
-    });
-    if !is_header || matches!(end_byte, b'{' | b'}' | b';' | b'(' | b',' | b'=' | b':' | b'.') {
+    word_at(&b[since..=last], b"class").last().map(|&k| since + k)
+}
+
+/// The line break before the indented constructor line whose first non-blank byte is at
+/// `first`, when a nested class's header ends on the line right above (see
+/// [`kotlin_constructors_after_the_header`]).
+fn nested_header_break(b: &[u8], first: usize) -> Option<(usize, usize)> {
+    let line_start = b[..first].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+    let (last, end_byte) = prev_non_space(b, line_start)?;
+    if line_start == first
+        || b[last + 1..line_start].iter().filter(|&&c| c == b'\n').count() != 1
+        || matches!(end_byte, b'{' | b'}' | b';' | b'(' | b',' | b'=' | b':' | b'.')
+    {
+        return None;
+    }
+    // The word `class` after modifiers (not `Foo::class`) with its name after it; then
+    // only the name, type parameters and block comments: no annotation line (the other
+    // layout), and no line comment on the line above, which would swallow this one.
+    let k = header_class_word(b, last)?;
+    let named = b.get(skip_blanks(b, k + b"class".len())).is_some_and(|&c| c.is_ascii_alphabetic() || c == b'_' || c == b'`');
+    let after_modifiers = prev_on_line(b, k).is_none_or(|(_, c)| is_word_byte(c) || c == b')');
+    let plain = !b[k..=last].iter().any(|&c| matches!(c, b'@' | b'"'));
+    let last_line = b[..last].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+    if !(named && after_modifiers && plain) || find(&b[last_line..=last], b"//").is_some() {
         return None;
     }
     let nl = line_start - 1;
@@ -3060,17 +3046,17 @@ mod tests {
     #[test]
     fn kotlin_constructors_after_the_header_guards_and_setters() {
         let src = "public value class S<out T>\n@PublishedApi internal constructor(val h: Any?) {}\nclass B<\n    T\n    >\n@Ann\nactual constructor(x: Int) {}\nclass C {\n    @Inject internal constructor(x: Int) : this()\n}\n";
-        assert_eq!(cuts(kotlin_constructor_modifiers_after_the_header, src), ["cut \"@PublishedApi internal \"", "cut \"@Ann\"", "cut \"actual \""]);
+        assert_eq!(cuts(kotlin_constructors_after_the_header, src), ["cut \"@PublishedApi internal \"", "cut \"@Ann\"", "cut \"actual \""]);
         let src = "class A {\n  public class Builder\n  internal constructor(val n: String) :\n    B {\n  }\n  class C<\n    T,\n  >\r\n  constructor(x: T)\n  val k = Foo::class\n  constructor(x: Int) : this()\n  class D {\n  }\n  constructor(y: Int) : this()\n  class E\n\n  constructor(z: Int)\n}\nclass F\nprivate constructor(a: Int)\n";
-        assert_eq!(cuts(kotlin_nested_constructor_lines, src), ["cut \"\\n\"", "cut \"\\r\\n\""]);
+        // (the top-level `class F` then `private constructor(` takes the other layout's repair)
+        assert_eq!(cuts(kotlin_constructors_after_the_header, src), ["cut \"\\n\"", "cut \"\\r\\n\"", "cut \"private \""]);
         // a header on the constructor's line, after a doc comment; an annotation line
         // between (okhttp's `Android17SocketAdapter`, read by the other repair)
         let src = "class A {\n  /** Doc of the class. */\n  public class Open internal constructor(x: Int)\n  class L // why\n  constructor(x: Int)\n}\nclass B\n  @RequiresApi(37)\n  internal constructor() : S {\n}\n";
-        assert!(cuts(kotlin_nested_constructor_lines, src).is_empty());
-        assert_eq!(cuts(kotlin_constructor_modifiers_after_the_header, src), ["cut \"@RequiresApi(37)\"", "cut \"internal \""]);
+        assert_eq!(cuts(kotlin_constructors_after_the_header, src), ["cut \"@RequiresApi(37)\"", "cut \"internal \""]);
         // a block comment between (detekt's `XmlEscapeSymbols`)
         let src = "object X {\n    class S\n    /*\n     * Made once.\n     */\n    constructor(val r: R)\n}\n";
-        assert_eq!(cuts(kotlin_nested_constructor_lines, src), ["cut \"\\n\""]);
+        assert_eq!(cuts(kotlin_constructors_after_the_header, src), ["cut \"\\n\""]);
         let src = "when (x) {\n    is String if x.isEmpty() -> 0\n    else if (y) -> 1\n    a -> if (b) c else d\n    is Op<*> if (\n        a && (b == null)\n        ) -> 2\n    is Q if (c) {\n    }\n}\n";
         assert_eq!(cuts(kotlin_when_guards, src), ["cut \"if x.isEmpty() \"", "cut \"if (y) \"", "cut \"if (\\n        a && (b == null)\\n        ) \""]);
         let src = "var t: T\n    get() = a\n    @InternalApi set(value) {}\n    @Synchronized get() = b\n    private set\n";
@@ -3642,8 +3628,7 @@ mod tests {
             "class A\n  constructor(\n".repeat(n),
         ];
         let js_accessors: fn(&str, &mut Vec<Repair>) = |s, o| auto_accessors(s, true, o);
-        let finders: [fn(&str, &mut Vec<Repair>); 62] = [
-            kotlin_nested_constructor_lines,
+        let finders: [fn(&str, &mut Vec<Repair>); 61] = [
             swift_type_alias_where_clauses,
             swift_caret_regex_literals,
             swift_associated_type_where_lines,
@@ -3658,7 +3643,7 @@ mod tests {
             kotlin_context_parameters,
             kotlin_multi_dollar_strings,
             kotlin_suspend_lambdas,
-            kotlin_constructor_modifiers_after_the_header,
+            kotlin_constructors_after_the_header,
             kotlin_when_guards,
             kotlin_names_read_as_keywords,
             kotlin_annotated_accessors,

@@ -64,8 +64,7 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::kotlin_all_use_site_targets(src, &mut out);
     gaps::kotlin_multi_dollar_strings(src, &mut out);
     gaps::kotlin_suspend_lambdas(src, &mut out);
-    gaps::kotlin_constructor_modifiers_after_the_header(src, &mut out);
-    gaps::kotlin_nested_constructor_lines(src, &mut out);
+    gaps::kotlin_constructors_after_the_header(src, &mut out);
     gaps::kotlin_when_guards(src, &mut out);
     gaps::kotlin_names_read_as_keywords(src, &mut out);
     gaps::kotlin_annotated_accessors(src, &mut out);
