@@ -89,9 +89,15 @@ pub const MIN_BODY_TOKENS: u32 = 8;
 /// 25: a Kotlin raw string written as one run of quotes (`""""""""`, wire);
 /// 26: a nested Kotlin class's primary constructor on the line after its header (ktfmt's
 /// layout, kotlinpoet; a block comment may stand between), the line break hidden;
-/// 27: Swift 6.2's `nonisolated(nonsending)` on a function type hidden (swift-log).
+/// 27: Swift 6.2's `nonisolated(nonsending)` on a function type hidden (swift-log);
+/// 28: a Kotlin class or object delegating an interface, then a body the grammar read as a
+/// lambda passed to the delegate (`: Connection by connection {`: Exposed, coil, ktor,
+/// sqldelight), its `by` and delegate hidden (silent gaps now see the tree); one-line
+/// object expression bodies (`object : L { override fun on() = false }`); modifier words
+/// hidden in a top-level declaration the grammar read as an annotated expression (koin,
+/// coil, okhttp).
 /// `tests/scheme_pin.rs` fails when extraction changes and this does not.
-pub const SCHEME_VERSION: u32 = 27;
+pub const SCHEME_VERSION: u32 = 28;
 
 /// Version of the rules that turn tokens into fingerprints; declaration baselines record
 /// the one they were computed with, so changing what is hashed never turns a recorded

@@ -9,8 +9,8 @@
 use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
-const PINNED_VERSION: u32 = 27;
-const PINNED_DIGEST: &str = "99490f7cdfafa102";
+const PINNED_VERSION: u32 = 28;
+const PINNED_DIGEST: &str = "6fc5e91410be8e5f";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

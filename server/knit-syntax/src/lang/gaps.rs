@@ -2506,6 +2506,137 @@ pub(crate) fn kotlin_constructors_after_the_header(src: &str, out: &mut Vec<Repa
     }
 }
 
+/// Class and object headers whose `by` a finder looks up in the tree, per file (each is a
+/// descent from the root; real files hold a few).
+const MAX_DELEGATION_LOOKUPS: usize = 256;
+
+/// Interface delegation with a body, `class ConnectionSpy(c: Connection) : Connection by c {`
+/// (Exposed, coil, kotlinx.coroutines, sqldelight): Kotlin reads the `{` as the class body,
+/// tree-sitter-kotlin-ng 1.1 as a lambda passed to the delegate expression, and says
+/// nothing: the members become the lambda's statements and none is declared. Where the last
+/// delegation of a class or object header ends in a lambda and no body follows, `by` and
+/// the delegate up to that lambda are excised (their tokens hashed where they stand), so
+/// the header reads `: Connection {`. A silent gap: the plain tree has no error, and the
+/// repaired one is kept only when it has none either and declares more. A `by` is looked
+/// up in the tree only when `class` or `object` stands before it in its header. The
+/// header prints as the grammar's reading would where it does read the body (a body
+/// with an `override`, or another declaration after it, can tip it), except around a
+/// parenthesised delegate: `by (a ?: b)` keeps its parentheses in the print, which the
+/// grammar's reading drops (kotlinx.coroutines' `NamedDispatcher`, 1 of the 54 files).
+pub(crate) fn kotlin_delegation_bodies(root: tree_sitter::Node<'_>, src: &str, out: &mut Vec<Repair>) {
+    let b = src.as_bytes();
+    let mut looked = 0;
+    for at in word_at(b, b"by") {
+        let from = at.saturating_sub(2048);
+        let since = b[from..at].iter().rposition(|&c| matches!(c, b'{' | b'}' | b';')).map_or(from, |p| from + p + 1);
+        let header = &b[since..at];
+        if word_at(header, b"class").is_empty() && word_at(header, b"object").is_empty() {
+            continue;
+        }
+        if looked == MAX_DELEGATION_LOOKUPS {
+            break;
+        }
+        looked += 1;
+        let mut chain = Vec::new();
+        super::descend_to(root, at, |n| chain.push(n));
+        let [.., owner, specifiers, specifier, delegation, by] = chain[..] else { continue };
+        let last_specifier = specifiers.named_child(specifiers.named_child_count().saturating_sub(1));
+        if by.kind() != "by"
+            || by.start_byte() != at
+            || delegation.kind() != "explicit_delegation"
+            || specifier.kind() != "delegation_specifier"
+            || last_specifier != Some(specifier)
+            || !matches!(owner.kind(), "class_declaration" | "object_declaration" | "object_literal")
+            || super::children(owner).iter().any(|c| matches!(c.kind(), "class_body" | "enum_class_body"))
+        {
+            continue;
+        }
+        // the lambda ending the delegate: `c {`, `Impl() {`, `lazy(mode) {`
+        let mut end = delegation.child(delegation.child_count().saturating_sub(1));
+        while let Some(e) = end.filter(|e| e.kind() == "call_expression") {
+            end = e.child(e.child_count().saturating_sub(1));
+        }
+        if let Some(lambda) = end.filter(|e| e.kind() == "annotated_lambda" && e.start_byte() > at) {
+            out.push(Repair::Excise { start: at, end: lambda.start_byte() });
+        }
+    }
+}
+
+/// Kotlin's hard keywords that open a declaration: never a name, so an identifier spelled
+/// like one is the grammar's misreading.
+const KOTLIN_DECLARATION_KEYWORDS: [&str; 7] = ["class", "interface", "object", "fun", "val", "var", "typealias"];
+
+/// Kotlin's modifier words (soft keywords), except `enum` and `companion`, which a
+/// declaration needs to be read as what it is.
+const KOTLIN_MODIFIER_WORDS: [&str; 23] = [
+    "public", "private", "internal", "protected", "open", "abstract", "final", "sealed", "data", "inner", "value", "annotation",
+    "override", "suspend", "inline", "operator", "infix", "tailrec", "external", "const", "lateinit", "expect", "actual",
+];
+
+/// Top-level declarations under two or more annotations, or one and a modifier word
+/// (`@MustBeDocumented` / `@Retention(…)` / `public annotation class DelicateCoroutinesApi`,
+/// kotlinx.coroutines' `Annotations.kt`; koin's, coil's and Exposed's API markers; okhttp's
+/// `-DnsMessage.kt`): tree-sitter-kotlin-ng 1.1 also reads a script's top-level statements,
+/// and often takes these for an annotated expression whose words `public annotation class
+/// X` are names, silently: the declaration and everything in its body are lost. A `.kt` file
+/// holds no such statement, and no name is spelled `class` or `fun`. In a top-level
+/// statement that starts with an annotation, the modifier words the grammar read as names
+/// right before such a keyword are excised (hashed where they stand, as the grammar's own
+/// reading of annotations and modifiers hashes them: in order); the annotations and the
+/// keyword then read as a declaration. A silent gap, and a repair of a tree with errors.
+/// Declarations under annotations alone (`@Component` / `@Transactional` / `class
+/// UserService {`) are left: there is no word to hide.
+pub(crate) fn kotlin_declarations_read_as_statements(root: tree_sitter::Node<'_>, src: &str, out: &mut Vec<Repair>) {
+    let mut top = root.walk();
+    if !top.goto_first_child() {
+        return;
+    }
+    // each leaf of a statement, in order, with its parent's kind
+    let mut leaves: Vec<(tree_sitter::Node<'_>, &'static str)> = Vec::new();
+    let mut kinds: Vec<&'static str> = Vec::new();
+    loop {
+        let statement = top.node();
+        let declared = statement.kind().ends_with("_declaration") || matches!(statement.kind(), "type_alias" | "package_header" | "import" | "file_annotation");
+        if !declared && !statement.is_extra() && src.as_bytes().get(statement.start_byte()) == Some(&b'@') {
+            // one cursor, with the kinds above it on a stack (never `.parent()`, which
+            // walks from the root: a nested misreading would make that quadratic)
+            leaves.clear();
+            kinds.clear();
+            let mut c = statement.walk();
+            'walk: loop {
+                if c.node().child_count() == 0 {
+                    leaves.push((c.node(), kinds.last().copied().unwrap_or("")));
+                } else {
+                    kinds.push(c.node().kind());
+                    if c.goto_first_child() {
+                        continue;
+                    }
+                    kinds.pop();
+                }
+                while !c.goto_next_sibling() {
+                    if !c.goto_parent() {
+                        break 'walk;
+                    }
+                    kinds.pop();
+                }
+            }
+            for (i, &(leaf, parent)) in leaves.iter().enumerate() {
+                let word = &src[leaf.byte_range()];
+                if leaf.kind() != "identifier" || !KOTLIN_DECLARATION_KEYWORDS.contains(&word) || parent == "navigation_expression" {
+                    continue;
+                }
+                let first = leaves[..i].iter().rposition(|(l, _)| l.kind() != "identifier" || !KOTLIN_MODIFIER_WORDS.contains(&&src[l.byte_range()])).map_or(0, |p| p + 1);
+                if first < i {
+                    out.push(Repair::Excise { start: leaves[first].0.start_byte(), end: leaf.start_byte() });
+                }
+            }
+        }
+        if !top.goto_next_sibling() {
+            break;
+        }
+    }
+}
+
 /// The word `class` of a header ending at `last`: within 2 KiB before it, with no brace
 /// or `;` between (type parameters may take a line each).
 fn header_class_word(b: &[u8], last: usize) -> Option<usize> {
@@ -2858,22 +2989,33 @@ pub(crate) fn kotlin_empty_collection_literals(src: &str, out: &mut Vec<Repair>)
 
 /// A class body or an enum entry's body closed on the line of its last member
 /// (`MAIN { override fun invoke(c: C): C = c },`, `class A { val x = 1 }`:
-/// kotlinx.coroutines' reactive tests): tree-sitter-kotlin-ng 1.1 wants a line break or a
-/// `;` after a member. The blank before the `}` becomes a `;`, which hashes nothing, as
-/// the blank did not. Only bodies opened on a line that starts with an enum entry's name
-/// or declares a class or interface, closed on the same line, are touched.
+/// kotlinx.coroutines' reactive tests; `object : Greeter { override fun greet() = "hi" }`,
+/// an object expression passed or assigned on one line): tree-sitter-kotlin-ng 1.1 wants
+/// a line break or a `;` after a member. The blank before the `}` becomes a `;`, which
+/// hashes nothing, as the blank did not. Only bodies closed on the line they open on are
+/// touched: the line's first `{` when the line starts with an enum entry's name, and any
+/// `{` whose own header (the text since the line's start or the `{`, `}`, `;` before it)
+/// declares a class, an interface or an object.
 pub(crate) fn kotlin_one_line_bodies(src: &str, out: &mut Vec<Repair>) {
     let b = src.as_bytes();
     for (_, first, end) in lines(b) {
         let text = &b[first..end];
-        if let Some(open) = text.iter().position(|&c| c == b'{') {
-            let head = &text[..open];
+        let mut header_from = 0;
+        for (open, &c) in text.iter().enumerate() {
+            if matches!(c, b'}' | b';') {
+                header_from = open + 1;
+            }
+            if c != b'{' {
+                continue;
+            }
+            let head = &text[header_from..open];
+            header_from = open + 1;
             // `NAME {` or `NAME(arguments) {`: an enum entry (or a call with a trailing
             // lambda, where a `;` before the `}` is as harmless)
             let name_end = skip_word(head, 0);
             let rest = head[name_end..].trim_ascii_end();
-            let entry = head.first().is_some_and(|c| c.is_ascii_alphabetic()) && (rest.is_empty() || (rest.starts_with(b"(") && rest.ends_with(b")")));
-            let declares = !word_at(head, b"class").is_empty() || !word_at(head, b"interface").is_empty();
+            let entry = head.len() == open && head.first().is_some_and(|c| c.is_ascii_alphabetic()) && (rest.is_empty() || (rest.starts_with(b"(") && rest.ends_with(b")")));
+            let declares = [&b"class"[..], b"interface", b"object"].iter().any(|w| !word_at(head, w).is_empty());
             let open = first + open;
             if entry || declares {
                 if let Some(close) = balanced_end(b, open, b'{', b'}').filter(|&c| c < end) {
@@ -3106,6 +3248,48 @@ mod tests {
             cuts(kotlin_one_line_bodies, src),
             [format!("{}:;", at("1 }") + 1), format!("{}:;", at("1 },") + 1), format!("{}:;", at("2 };") + 1)]
         );
+        // object expressions, also after another brace on the line; a function's or a
+        // lambda's one-line body is left alone
+        let src = "val g = object : L { override fun on() = false }
+fun f() { val h = object : L { val x = 1 } }
+fun q() = run { object : L { fun a() = 1 } }
+list.map { it + 1 }
+";
+        let at = |s: &str| src.find(s).unwrap();
+        assert_eq!(cuts(kotlin_one_line_bodies, src), [format!("{}:;", at("false }") + 5), format!("{}:;", at("1 } }") + 1), format!("{}:;", at("1 } }\nlist") + 1)]);
+    }
+
+    #[test]
+    fn kotlin_delegation_bodies_read_as_lambdas() {
+        let found = |src: &str| {
+            let mut p = tree_sitter::Parser::new();
+            p.set_language(&tree_sitter_kotlin_ng::LANGUAGE.into()).unwrap();
+            let tree = p.parse(src, None).unwrap();
+            let mut r = Vec::new();
+            kotlin_delegation_bodies(tree.root_node(), src, &mut r);
+            r.iter()
+                .map(|r| match *r {
+                    Repair::Excise { start, end } => format!("cut {:?}", &src[start..end]),
+                    Repair::Overwrite { at, byte } => format!("{at}:{}", byte as char),
+                })
+                .collect::<Vec<_>>()
+        };
+        // (the grammar misreads such a body when it ends the file; what follows can tip it)
+        for (src, cut, member) in [
+            ("class A(val i: I) : I by i {\n    fun f() = 1\n}\n", "cut \"by i \"", "A.f()"),
+            ("object B : I by make(0) {\n    fun g() = 2\n}\n", "cut \"by make(0) \"", "B.g()"),
+            ("class C : X(), I by lazy { d } {\n    fun h() = 3\n}\n", "cut \"by lazy { d } \"", "C.h()"),
+            // (an `override` in the lambda is an error: a repair, not a silent gap)
+            ("class E : I by i {\n    override fun f() = 1\n}\n", "cut \"by i \"", "E.f()"),
+        ] {
+            assert_eq!(found(src), [cut], "{src}");
+            let read = crate::parse(crate::Lang::Kotlin, src);
+            assert!(!read.has_error && read.declarations.iter().any(|d| d.qualified_name == member), "{src}\n{read:#?}");
+        }
+        // a property's delegate, a header without a body, bodies the grammar reads
+        for src in ["val v by lazy { 1 }\n", "class D : I by i\n", "val o = object : I by i {\n    fun k() = 4\n}\n", "fun e() = run { 4 }\n"] {
+            assert!(found(src).is_empty(), "{src}");
+        }
     }
 
     fn cuts(f: fn(&str, &mut Vec<Repair>), src: &str) -> Vec<String> {
@@ -3697,6 +3881,23 @@ mod tests {
                 f(input, &mut out);
                 assert!(out.len() <= 4 * input.len());
             }
+        }
+        // the finders that also read the tree (on fewer repeats: the grammar's own parse of
+        // such text is what takes the time)
+        let n = n / 10;
+        let mut p = tree_sitter::Parser::new();
+        p.set_language(&tree_sitter_kotlin_ng::LANGUAGE.into()).unwrap();
+        for input in ["class A : I by b {}\n".repeat(n), "class by ".repeat(n), format!("class A : I{}", " by b".repeat(n))] {
+            let tree = p.parse(&input, None).unwrap();
+            let mut out = Vec::new();
+            kotlin_delegation_bodies(tree.root_node(), &input, &mut out);
+            assert!(out.len() <= MAX_DELEGATION_LOOKUPS);
+        }
+        for input in [format!("@a\n{}", "@b public class x ".repeat(n)), format!("@a {}class x", "public ".repeat(n)), "@a\n@b\nclass x\n".repeat(n)] {
+            let tree = p.parse(&input, None).unwrap();
+            let mut out = Vec::new();
+            kotlin_declarations_read_as_statements(tree.root_node(), &input, &mut out);
+            assert!(out.len() <= input.len());
         }
     }
 }

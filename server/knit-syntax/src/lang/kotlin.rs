@@ -50,7 +50,7 @@ pub(crate) static KOTLIN: LanguageSpec = LanguageSpec {
     declarations: walk,
     imports: collect_imports,
     repairs,
-    silent_gaps: super::no_silent_gaps,
+    silent_gaps,
     aliases: no_aliases,
 };
 
@@ -73,6 +73,16 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::kotlin_line_initial_references(src, &mut out);
     gaps::kotlin_empty_collection_literals(src, &mut out);
     gaps::kotlin_trailing_index_commas(src, &mut out);
+    gaps::kotlin_delegation_bodies(root, src, &mut out);
+    gaps::kotlin_declarations_read_as_statements(root, src, &mut out);
+    out
+}
+
+/// Valid Kotlin tree-sitter-kotlin-ng 1.1 misreads without an error (see `gaps.rs`).
+fn silent_gaps(root: Node<'_>, src: &str) -> Vec<Repair> {
+    let mut out = Vec::new();
+    gaps::kotlin_delegation_bodies(root, src, &mut out);
+    gaps::kotlin_declarations_read_as_statements(root, src, &mut out);
     out
 }
 

@@ -75,10 +75,11 @@ pub(crate) struct LanguageSpec {
     /// Silent gaps: valid code the grammar misreads *without* an error (in Swift a string
     /// that starts with `/*` opens a block comment that swallows the code up to the next
     /// `*/`), as repairs tried on an error-free tree too. Their parse is kept only when it
-    /// has no error either and reads more declarations. Found by text alone, so an
-    /// error-free file pays a second parse only when the pattern occurs.
+    /// has no error either and reads more declarations. Found from the text, with the
+    /// tree asked only where the text shows the pattern (Kotlin's `by` in a class
+    /// header), so an error-free file pays a second parse only when the pattern occurs.
     /// [`no_silent_gaps`] for a language that has none.
-    pub silent_gaps: fn(src: &str) -> Vec<Repair>,
+    pub silent_gaps: fn(root: Node<'_>, src: &str) -> Vec<Repair>,
     /// Names the file's declarations are also exported under (`export { a as b }`);
     /// [`no_aliases`] where the language has no such form.
     pub aliases: fn(root: Node<'_>, src: &str) -> Vec<crate::decl::ExportAlias>,
@@ -91,7 +92,7 @@ pub(crate) fn no_aliases(_root: Node<'_>, _src: &str) -> Vec<crate::decl::Export
 
 /// The [`LanguageSpec::silent_gaps`] of a language whose grammar never misreads valid
 /// code without saying so.
-pub(crate) fn no_silent_gaps(_src: &str) -> Vec<Repair> {
+pub(crate) fn no_silent_gaps(_root: Node<'_>, _src: &str) -> Vec<Repair> {
     Vec::new()
 }
 
@@ -430,7 +431,7 @@ fn trees(lang: Lang, source: &str, deadline: Option<Instant>) -> Result<(Tree, R
     if !tree.root_node().has_error() {
         // Kept (by `read`) only if it reads more declarations; never one with an error, so
         // a real comment opened right after a string (`"a"/* … */`) cannot turn into code.
-        let silent = (spec(lang).silent_gaps)(source);
+        let silent = (spec(lang).silent_gaps)(tree.root_node(), source);
         let better = reparse(lang, source, &silent, deadline)?.filter(|(t, _, _)| !t.root_node().has_error());
         return Ok((tree, better.map(|(t, _, excised)| (t, excised))));
     }
@@ -1378,6 +1379,43 @@ mod tests {
         for (gap, layout) in pairs {
             repaired_prints_as(Lang::Kotlin, gap, layout);
         }
+    }
+
+    /// A delegating class's body that the grammar read as a lambda (a silent gap) prints,
+    /// once repaired, as the same class does where the grammar reads the body itself (a
+    /// declaration after it tips the reading): an edit elsewhere that flips the reading
+    /// makes nothing stale.
+    #[test]
+    fn kotlin_delegation_bodies_print_as_the_grammars_own_reading() {
+        let misread = "class A(val i: I) : I by i {\n    fun f() = 1\n}\n";
+        let read_right = format!("{misread}\nobject Z : I {{\n    override fun g() = 2\n}}\n");
+        let names = |f: &FileSyntax| f.declarations.iter().map(|d| d.qualified_name.clone()).collect::<Vec<_>>();
+        assert!(!names(&parse_unrepaired(Lang::Kotlin, misread)).contains(&"A.f()".to_string()), "the grammar reads this body now; drop the silent gap?");
+        assert!(names(&parse_unrepaired(Lang::Kotlin, &read_right)).contains(&"A.f()".to_string()));
+        let (a, b) = (parse(Lang::Kotlin, misread, None).0, parse(Lang::Kotlin, &read_right, None).0);
+        let prints = |f: &FileSyntax| f.declarations.iter().filter(|d| d.qualified_name.starts_with('A')).map(|d| (d.qualified_name.clone(), d.fingerprint)).collect::<Vec<_>>();
+        assert_eq!(prints(&a), prints(&b));
+        assert_eq!(names(&a), ["A", "A.i", "A.f()"]);
+    }
+
+    /// A top-level declaration under annotations and modifier words that the grammar read
+    /// as an annotated expression (a silent gap) is read, and prints as the grammar's own
+    /// reading of it where nothing follows it.
+    #[test]
+    fn kotlin_declarations_read_as_statements_are_read_and_print_alike() {
+        let read_right = "@A\n@B\npublic class C\n";
+        let misread = format!("{read_right}\nclass D\n");
+        let names = |f: &FileSyntax| f.declarations.iter().map(|d| d.qualified_name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&parse_unrepaired(Lang::Kotlin, &misread)), ["D"], "the grammar reads this now; drop the silent gap?");
+        assert_eq!(names(&parse_unrepaired(Lang::Kotlin, read_right)), ["C"]);
+        let (a, b) = (parse(Lang::Kotlin, &misread, None).0, parse(Lang::Kotlin, read_right, None).0);
+        assert_eq!(names(&a), ["C", "D"]);
+        assert_eq!(a.declarations[0].fingerprint, b.declarations[0].fingerprint);
+        // a function, and modifiers on the annotations' line
+        let f = parse(Lang::Kotlin, "@A\n@B\npublic inline fun c() = 1\n\nclass D\n", None).0;
+        assert_eq!(names(&f), ["c()", "D"]);
+        let g = parse(Lang::Kotlin, "@A @B internal class C\n\nclass D\n", None).0;
+        assert_eq!(names(&g), ["C", "D"]);
     }
 
     /// Baselines recorded before the Kotlin repairs stay fresh: a declaration the plain

@@ -47,7 +47,7 @@ fn imports(root: Node<'_>, src: &str) -> Vec<Import> {
 }
 
 /// Valid Swift tree-sitter-swift misreads without an error (see `gaps.rs`).
-fn silent_gaps(src: &str) -> Vec<Repair> {
+fn silent_gaps(_root: Node<'_>, src: &str) -> Vec<Repair> {
     let mut out = Vec::new();
     gaps::swift_strings_opening_comments(src, &mut out);
     out
