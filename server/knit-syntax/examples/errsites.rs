@@ -6,7 +6,7 @@ fn main() {
         let Some(lang) = knit_syntax::Lang::from_path(&path) else {
             continue;
         };
-        let (syntax, sites) = knit_syntax::lang::parse_reporting_errors(lang, &src);
+        let (syntax, sites, misread) = knit_syntax::lang::parse_reporting_errors(lang, &src);
         let unclean: Vec<_> = syntax
             .declarations
             .iter()
@@ -22,6 +22,9 @@ fn main() {
         );
         for s in sites {
             println!("  {}: {}", s.line, s.construct);
+        }
+        for s in misread {
+            println!("  {}: misread: {}", s.line, s.construct);
         }
     }
 }

@@ -2564,7 +2564,7 @@ pub(crate) fn kotlin_delegation_bodies(root: tree_sitter::Node<'_>, src: &str, o
 
 /// Kotlin's hard keywords that open a declaration: never a name, so an identifier spelled
 /// like one is the grammar's misreading.
-const KOTLIN_DECLARATION_KEYWORDS: [&str; 7] = ["class", "interface", "object", "fun", "val", "var", "typealias"];
+pub(crate) const KOTLIN_DECLARATION_KEYWORDS: [&str; 7] = ["class", "interface", "object", "fun", "val", "var", "typealias"];
 
 /// Kotlin's modifier words (soft keywords), except `enum` and `companion`, which a
 /// declaration needs to be read as what it is.

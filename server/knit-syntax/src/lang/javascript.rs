@@ -23,6 +23,7 @@ pub(crate) static JAVASCRIPT: LanguageSpec = LanguageSpec {
     imports: typescript::collect_imports,
     repairs,
     silent_gaps: super::no_silent_gaps,
+    misreadings: super::no_misreadings,
     aliases: typescript::export_aliases,
 };
 

@@ -51,6 +51,7 @@ pub(crate) static KOTLIN: LanguageSpec = LanguageSpec {
     imports: collect_imports,
     repairs,
     silent_gaps,
+    misreadings,
     aliases: no_aliases,
 };
 
@@ -76,6 +77,36 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
     gaps::kotlin_delegation_bodies(root, src, &mut out);
     gaps::kotlin_declarations_read_as_statements(root, src, &mut out);
     out
+}
+
+/// Names spelled like a keyword that opens a declaration (`class`, `fun`, `val` …), which
+/// valid Kotlin never holds: what is left of the grammar's silent misreadings once the
+/// silent gaps were repaired (`Foo::class` is a reference, not a name).
+fn misreadings(root: Node<'_>, src: &str, out: &mut Vec<super::ErrorSite>) {
+    let mut c = root.walk();
+    let mut parents: Vec<&'static str> = Vec::new();
+    'walk: loop {
+        let n = c.node();
+        if n.child_count() == 0 {
+            let word = &src[n.byte_range()];
+            if n.kind() == "identifier" && gaps::KOTLIN_DECLARATION_KEYWORDS.contains(&word) && parents.last() != Some(&"navigation_expression") {
+                let parent = parents.last().copied().unwrap_or("source_file");
+                out.push(super::ErrorSite { line: n.start_position().row as u32 + 1, end_line: n.end_position().row as u32 + 1, construct: format!("`{word}` read as a name in {parent}") });
+            }
+        } else {
+            parents.push(n.kind());
+            if c.goto_first_child() {
+                continue;
+            }
+            parents.pop();
+        }
+        while !c.goto_next_sibling() {
+            if !c.goto_parent() {
+                break 'walk;
+            }
+            parents.pop();
+        }
+    }
 }
 
 /// Valid Kotlin tree-sitter-kotlin-ng 1.1 misreads without an error (see `gaps.rs`).

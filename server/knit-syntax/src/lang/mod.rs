@@ -80,6 +80,10 @@ pub(crate) struct LanguageSpec {
     /// header), so an error-free file pays a second parse only when the pattern occurs.
     /// [`no_silent_gaps`] for a language that has none.
     pub silent_gaps: fn(root: Node<'_>, src: &str) -> Vec<Repair>,
+    /// Signs, in a tree read without any error, that valid code was misread all the same
+    /// (Kotlin: a name spelled like `class` or `fun`), for the coverage benchmark, which
+    /// otherwise sees only errors; [`no_misreadings`] where no such sign is known.
+    pub misreadings: fn(root: Node<'_>, src: &str, out: &mut Vec<ErrorSite>),
     /// Names the file's declarations are also exported under (`export { a as b }`);
     /// [`no_aliases`] where the language has no such form.
     pub aliases: fn(root: Node<'_>, src: &str) -> Vec<crate::decl::ExportAlias>,
@@ -95,6 +99,10 @@ pub(crate) fn no_aliases(_root: Node<'_>, _src: &str) -> Vec<crate::decl::Export
 pub(crate) fn no_silent_gaps(_root: Node<'_>, _src: &str) -> Vec<Repair> {
     Vec::new()
 }
+
+/// The [`LanguageSpec::misreadings`] of a language with no known sign of a silent
+/// misreading.
+pub(crate) fn no_misreadings(_root: Node<'_>, _src: &str, _out: &mut Vec<ErrorSite>) {}
 
 /// The [`LanguageSpec::repairs`] of a language whose grammar reads all its valid code.
 pub(crate) fn no_repairs(_root: Node<'_>, _src: &str) -> Vec<Repair> {
@@ -630,24 +638,33 @@ pub struct ErrorSite {
 }
 
 /// [`parse`], and where the grammar could not read `source` in the tree that parse read
-/// (after the language's repairs): every ERROR node not inside another, and every MISSING
-/// node, in file order; none when the parse stopped at a budget. For the coverage
-/// benchmark, which thus parses each file once.
+/// (after the language's repairs): every ERROR node not inside another, every MISSING
+/// node, and every node whose error lies in a hidden child (a MISSING token of a hidden
+/// rule, which no child iteration shows: `missing in class_body`), in file order; then
+/// the signs of a silent misreading in that tree ([`LanguageSpec::misreadings`]). None
+/// when the parse stopped at a budget. For the coverage benchmark, which thus parses each
+/// file once.
 #[doc(hidden)]
-pub fn parse_reporting_errors(lang: Lang, source: &str) -> (FileSyntax, Vec<ErrorSite>) {
+pub fn parse_reporting_errors(lang: Lang, source: &str) -> (FileSyntax, Vec<ErrorSite>, Vec<ErrorSite>) {
     let ((syntax, _), tree) = read(lang, source, None, crate::PRINT_SCHEME, true);
-    let mut sites = Vec::new();
+    let (mut sites, mut misread) = (Vec::new(), Vec::new());
     if let Some(tree) = tree {
+        let site = |n: Node<'_>, construct: String| ErrorSite { line: n.start_position().row as u32 + 1, end_line: n.end_position().row as u32 + 1, construct };
         walk_errors(tree.root_node(), |n, parent| {
-            if !(n.is_error() || n.is_missing()) {
-                return true;
+            if n.is_error() || n.is_missing() {
+                sites.push(site(n, if n.is_missing() { format!("missing {} in {parent}", n.kind()) } else { parent.to_string() }));
+                return false;
             }
-            let construct = if n.is_missing() { format!("missing {} in {parent}", n.kind()) } else { parent.to_string() };
-            sites.push(ErrorSite { line: n.start_position().row as u32 + 1, end_line: n.end_position().row as u32 + 1, construct });
-            false
+            let mut c = n.walk();
+            if !n.children(&mut c).any(|k| k.has_error()) {
+                sites.push(site(n, format!("missing in {}", n.kind())));
+                return false;
+            }
+            true
         });
+        (spec(lang).misreadings)(tree.root_node(), source, &mut misread);
     }
-    (syntax, sites)
+    (syntax, sites, misread)
 }
 
 /// A tree without any budget, for this crate's tests.
@@ -1416,6 +1433,24 @@ mod tests {
         assert_eq!(names(&f), ["c()", "D"]);
         let g = parse(Lang::Kotlin, "@A @B internal class C\n\nclass D\n", None).0;
         assert_eq!(names(&g), ["C", "D"]);
+    }
+
+    /// The coverage benchmark's view: an error the tree holds only in a hidden child (a
+    /// missing member separator) is a site, and a tree without errors still shows the
+    /// signs of a misreading (Kotlin names spelled `class`), but not `Foo::class`.
+    #[test]
+    fn hidden_errors_and_silent_misreadings_are_reported() {
+        let (read, sites, misread) = parse_reporting_errors(Lang::Kotlin, "class A {\n  fun a() = 1 }\n\nval k = A::class\n");
+        assert!(read.has_error && misread.is_empty());
+        assert_eq!(sites, [ErrorSite { line: 1, end_line: 2, construct: "missing in class_body".into() }]);
+        // a run of annotated body-less declarations the grammar chains into one expression
+        let chain = "package p\n\n@MustBeDocumented\n@Retention(value = AnnotationRetention.BINARY)\npublic annotation class A\n\n/** doc */\n@MustBeDocumented\n@Retention(value = AnnotationRetention.BINARY)\npublic annotation class B\n\n@Target(AnnotationTarget.CLASS)\npublic annotation class C\n";
+        let (read, sites, misread) = parse_reporting_errors(Lang::Kotlin, chain);
+        assert!(!read.has_error && sites.is_empty());
+        let lines: Vec<u32> = misread.iter().map(|m| m.line).collect();
+        assert_eq!(lines, [5, 10], "{misread:?}");
+        assert!(misread[0].construct.starts_with("`class` read as a name"), "{misread:?}");
+        assert!(parse_reporting_errors(Lang::TypeScript, "class A {}\n").2.is_empty());
     }
 
     /// Baselines recorded before the Kotlin repairs stay fresh: a declaration the plain

@@ -49,6 +49,7 @@ pub(crate) static PYTHON: LanguageSpec = LanguageSpec {
     imports: collect_imports,
     repairs: no_repairs,
     silent_gaps: super::no_silent_gaps,
+    misreadings: super::no_misreadings,
     aliases: no_aliases,
 };
 

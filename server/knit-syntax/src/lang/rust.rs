@@ -53,6 +53,7 @@ pub(crate) static RUST: LanguageSpec = LanguageSpec {
     imports: collect_imports,
     repairs,
     silent_gaps: super::no_silent_gaps,
+    misreadings: super::no_misreadings,
     aliases: no_aliases,
 };
 

@@ -26,6 +26,7 @@ pub(crate) static SWIFT: LanguageSpec = LanguageSpec {
     imports,
     repairs,
     silent_gaps,
+    misreadings: super::no_misreadings,
     aliases: no_aliases,
 };
 

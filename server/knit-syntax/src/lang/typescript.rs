@@ -32,6 +32,7 @@ pub(crate) static TYPESCRIPT: LanguageSpec = LanguageSpec {
     imports: collect_imports,
     repairs: |root, src| repairs(root, src, false),
     silent_gaps: super::no_silent_gaps,
+    misreadings: super::no_misreadings,
     aliases: export_aliases,
 };
 
@@ -46,6 +47,7 @@ pub(crate) static TSX: LanguageSpec = LanguageSpec {
     imports: collect_imports,
     repairs: |root, src| repairs(root, src, true),
     silent_gaps: super::no_silent_gaps,
+    misreadings: super::no_misreadings,
     aliases: export_aliases,
 };
 
