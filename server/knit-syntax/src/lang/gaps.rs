@@ -2593,33 +2593,12 @@ pub(crate) fn kotlin_declarations_read_as_statements(root: tree_sitter::Node<'_>
     }
     // each leaf of a statement, in order, with its parent's kind
     let mut leaves: Vec<(tree_sitter::Node<'_>, &'static str)> = Vec::new();
-    let mut kinds: Vec<&'static str> = Vec::new();
     loop {
         let statement = top.node();
         let declared = statement.kind().ends_with("_declaration") || matches!(statement.kind(), "type_alias" | "package_header" | "import" | "file_annotation");
         if !declared && !statement.is_extra() && src.as_bytes().get(statement.start_byte()) == Some(&b'@') {
-            // one cursor, with the kinds above it on a stack (never `.parent()`, which
-            // walks from the root: a nested misreading would make that quadratic)
             leaves.clear();
-            kinds.clear();
-            let mut c = statement.walk();
-            'walk: loop {
-                if c.node().child_count() == 0 {
-                    leaves.push((c.node(), kinds.last().copied().unwrap_or("")));
-                } else {
-                    kinds.push(c.node().kind());
-                    if c.goto_first_child() {
-                        continue;
-                    }
-                    kinds.pop();
-                }
-                while !c.goto_next_sibling() {
-                    if !c.goto_parent() {
-                        break 'walk;
-                    }
-                    kinds.pop();
-                }
-            }
+            super::for_each_leaf(statement, |leaf, parent| leaves.push((leaf, parent)));
             for (i, &(leaf, parent)) in leaves.iter().enumerate() {
                 let word = &src[leaf.byte_range()];
                 if leaf.kind() != "identifier" || !KOTLIN_DECLARATION_KEYWORDS.contains(&word) || parent == "navigation_expression" {

@@ -83,30 +83,13 @@ fn repairs(root: Node<'_>, src: &str) -> Vec<Repair> {
 /// valid Kotlin never holds: what is left of the grammar's silent misreadings once the
 /// silent gaps were repaired (`Foo::class` is a reference, not a name).
 fn misreadings(root: Node<'_>, src: &str, out: &mut Vec<super::ErrorSite>) {
-    let mut c = root.walk();
-    let mut parents: Vec<&'static str> = Vec::new();
-    'walk: loop {
-        let n = c.node();
-        if n.child_count() == 0 {
-            let word = &src[n.byte_range()];
-            if n.kind() == "identifier" && gaps::KOTLIN_DECLARATION_KEYWORDS.contains(&word) && parents.last() != Some(&"navigation_expression") {
-                let parent = parents.last().copied().unwrap_or("source_file");
-                out.push(super::ErrorSite { line: n.start_position().row as u32 + 1, end_line: n.end_position().row as u32 + 1, construct: format!("`{word}` read as a name in {parent}") });
-            }
-        } else {
-            parents.push(n.kind());
-            if c.goto_first_child() {
-                continue;
-            }
-            parents.pop();
+    super::for_each_leaf(root, |n, parent| {
+        let word = &src[n.byte_range()];
+        if n.kind() == "identifier" && gaps::KOTLIN_DECLARATION_KEYWORDS.contains(&word) && parent != "navigation_expression" {
+            let parent = if parent.is_empty() { "source_file" } else { parent };
+            out.push(super::ErrorSite { line: n.start_position().row as u32 + 1, end_line: n.end_position().row as u32 + 1, construct: format!("`{word}` read as a name in {parent}") });
         }
-        while !c.goto_next_sibling() {
-            if !c.goto_parent() {
-                break 'walk;
-            }
-            parents.pop();
-        }
-    }
+    });
 }
 
 /// Valid Kotlin tree-sitter-kotlin-ng 1.1 misreads without an error (see `gaps.rs`).

@@ -1015,6 +1015,31 @@ pub(crate) fn descend_to<'t>(root: Node<'t>, at: usize, mut visit: impl FnMut(No
     }
 }
 
+/// Visits the leaves under `node` (itself, when it has no children) in file order, each
+/// with its parent's kind (`""` for `node` itself): one cursor and a stack of kinds, never
+/// `.parent()`, which walks down from the root again (quadratic in a deep tree).
+pub(crate) fn for_each_leaf<'t>(node: Node<'t>, mut visit: impl FnMut(Node<'t>, &'static str)) {
+    let mut c = node.walk();
+    let mut kinds: Vec<&'static str> = Vec::new();
+    loop {
+        if c.node().child_count() == 0 {
+            visit(c.node(), kinds.last().copied().unwrap_or(""));
+        } else {
+            kinds.push(c.node().kind());
+            if c.goto_first_child() {
+                continue;
+            }
+            kinds.pop();
+        }
+        while !c.goto_next_sibling() {
+            if !c.goto_parent() {
+                return;
+            }
+            kinds.pop();
+        }
+    }
+}
+
 pub(crate) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
     let mut c = node.walk();
     node.children(&mut c).collect()
