@@ -2527,9 +2527,7 @@ pub(crate) fn kotlin_delegation_bodies(root: tree_sitter::Node<'_>, src: &str, o
     let b = src.as_bytes();
     let mut looked = 0;
     for at in word_at(b, b"by") {
-        let from = at.saturating_sub(2048);
-        let since = b[from..at].iter().rposition(|&c| matches!(c, b'{' | b'}' | b';')).map_or(from, |p| from + p + 1);
-        let header = &b[since..at];
+        let header = &b[header_start(b, at)..at];
         if word_at(header, b"class").is_empty() && word_at(header, b"object").is_empty() {
             continue;
         }
@@ -2566,13 +2564,6 @@ pub(crate) fn kotlin_delegation_bodies(root: tree_sitter::Node<'_>, src: &str, o
 /// like one is the grammar's misreading.
 pub(crate) const KOTLIN_DECLARATION_KEYWORDS: [&str; 7] = ["class", "interface", "object", "fun", "val", "var", "typealias"];
 
-/// Kotlin's modifier words (soft keywords), except `enum` and `companion`, which a
-/// declaration needs to be read as what it is.
-const KOTLIN_MODIFIER_WORDS: [&str; 23] = [
-    "public", "private", "internal", "protected", "open", "abstract", "final", "sealed", "data", "inner", "value", "annotation",
-    "override", "suspend", "inline", "operator", "infix", "tailrec", "external", "const", "lateinit", "expect", "actual",
-];
-
 /// Top-level declarations under two or more annotations, or one and a modifier word
 /// (`@MustBeDocumented` / `@Retention(…)` / `public annotation class DelicateCoroutinesApi`,
 /// kotlinx.coroutines' `Annotations.kt`; koin's, coil's and Exposed's API markers; okhttp's
@@ -2604,7 +2595,9 @@ pub(crate) fn kotlin_declarations_read_as_statements(root: tree_sitter::Node<'_>
                 if leaf.kind() != "identifier" || !KOTLIN_DECLARATION_KEYWORDS.contains(&word) || parent == "navigation_expression" {
                     continue;
                 }
-                let first = leaves[..i].iter().rposition(|(l, _)| l.kind() != "identifier" || !KOTLIN_MODIFIER_WORDS.contains(&&src[l.byte_range()])).map_or(0, |p| p + 1);
+                // (`enum` and `companion` stay: the declaration needs them to be what it is)
+                let hideable = |w: &[u8]| w != b"enum" && w != b"companion" && KOTLIN_MODIFIERS.contains(&w);
+                let first = leaves[..i].iter().rposition(|(l, _)| l.kind() != "identifier" || !hideable(src[l.byte_range()].as_bytes())).map_or(0, |p| p + 1);
                 if first < i {
                     out.push(Repair::Excise { start: leaves[first].0.start_byte(), end: leaf.start_byte() });
                 }
@@ -2619,9 +2612,16 @@ pub(crate) fn kotlin_declarations_read_as_statements(root: tree_sitter::Node<'_>
 /// The word `class` of a header ending at `last`: within 2 KiB before it, with no brace
 /// or `;` between (type parameters may take a line each).
 fn header_class_word(b: &[u8], last: usize) -> Option<usize> {
-    let from = last.saturating_sub(2048);
-    let since = b[from..=last].iter().rposition(|&c| matches!(c, b'{' | b'}' | b';')).map_or(from, |p| from + p + 1);
+    let since = header_start(b, last + 1);
     word_at(&b[since..=last], b"class").last().map(|&k| since + k)
+}
+
+/// Where the header holding the bytes before `end` can begin: after the last brace or `;`
+/// within 2 KiB (a header's type parameters may take a line each), so a scan back over it
+/// stays bounded.
+fn header_start(b: &[u8], end: usize) -> usize {
+    let from = end.saturating_sub(2048);
+    b[from..end].iter().rposition(|&c| matches!(c, b'{' | b'}' | b';')).map_or(from, |p| from + p + 1)
 }
 
 /// The line break before the indented constructor line whose first non-blank byte is at
@@ -2775,7 +2775,8 @@ pub(crate) fn kotlin_names_read_as_keywords(src: &str, out: &mut Vec<Repair>) {
 }
 
 /// Kotlin's modifier keywords, which tree-sitter-kotlin-ng reads as modifiers where a
-/// `vararg` class parameter's name stands.
+/// `vararg` class parameter's name stands (and as names where it misreads a top-level
+/// declaration as an expression, see [`kotlin_declarations_read_as_statements`]).
 const KOTLIN_MODIFIERS: [&[u8]; 27] = [
     b"data", b"value", b"inner", b"open", b"enum", b"private", b"public", b"internal", b"protected", b"abstract",
     b"final", b"sealed", b"annotation", b"companion", b"override", b"lateinit", b"const", b"suspend", b"inline",
@@ -2987,13 +2988,13 @@ pub(crate) fn kotlin_one_line_bodies(src: &str, out: &mut Vec<Repair>) {
             if c != b'{' {
                 continue;
             }
-            let head = &text[header_from..open];
+            let (head, first_brace) = (&text[header_from..open], header_from == 0);
             header_from = open + 1;
             // `NAME {` or `NAME(arguments) {`: an enum entry (or a call with a trailing
             // lambda, where a `;` before the `}` is as harmless)
             let name_end = skip_word(head, 0);
             let rest = head[name_end..].trim_ascii_end();
-            let entry = head.len() == open && head.first().is_some_and(|c| c.is_ascii_alphabetic()) && (rest.is_empty() || (rest.starts_with(b"(") && rest.ends_with(b")")));
+            let entry = first_brace && head.first().is_some_and(|c| c.is_ascii_alphabetic()) && (rest.is_empty() || (rest.starts_with(b"(") && rest.ends_with(b")")));
             let declares = [&b"class"[..], b"interface", b"object"].iter().any(|w| !word_at(head, w).is_empty());
             let open = first + open;
             if entry || declares {
@@ -3241,17 +3242,10 @@ list.map { it + 1 }
     #[test]
     fn kotlin_delegation_bodies_read_as_lambdas() {
         let found = |src: &str| {
-            let mut p = tree_sitter::Parser::new();
-            p.set_language(&tree_sitter_kotlin_ng::LANGUAGE.into()).unwrap();
-            let tree = p.parse(src, None).unwrap();
+            let tree = super::super::tree_for_tests(crate::Lang::Kotlin, src).unwrap();
             let mut r = Vec::new();
             kotlin_delegation_bodies(tree.root_node(), src, &mut r);
-            r.iter()
-                .map(|r| match *r {
-                    Repair::Excise { start, end } => format!("cut {:?}", &src[start..end]),
-                    Repair::Overwrite { at, byte } => format!("{at}:{}", byte as char),
-                })
-                .collect::<Vec<_>>()
+            described(src, &r)
         };
         // (the grammar misreads such a body when it ends the file; what follows can tip it)
         for (src, cut, member) in [
@@ -3274,7 +3268,13 @@ list.map { it + 1 }
     fn cuts(f: fn(&str, &mut Vec<Repair>), src: &str) -> Vec<String> {
         let mut r = Vec::new();
         f(src, &mut r);
-        r.iter()
+        described(src, &r)
+    }
+
+    /// Repairs as text: `cut "…"` for a hidden span, `AT:C` for an overwrite.
+    fn described(src: &str, repairs: &[Repair]) -> Vec<String> {
+        repairs
+            .iter()
             .map(|r| match *r {
                 Repair::Excise { start, end } => format!("cut {:?}", &src[start..end]),
                 Repair::Overwrite { at, byte } => format!("{at}:{}", byte as char),
@@ -3864,16 +3864,15 @@ list.map { it + 1 }
         // the finders that also read the tree (on fewer repeats: the grammar's own parse of
         // such text is what takes the time)
         let n = n / 10;
-        let mut p = tree_sitter::Parser::new();
-        p.set_language(&tree_sitter_kotlin_ng::LANGUAGE.into()).unwrap();
+        let tree = |input: &str| super::super::tree_for_tests(crate::Lang::Kotlin, input).unwrap();
         for input in ["class A : I by b {}\n".repeat(n), "class by ".repeat(n), format!("class A : I{}", " by b".repeat(n))] {
-            let tree = p.parse(&input, None).unwrap();
+            let tree = tree(&input);
             let mut out = Vec::new();
             kotlin_delegation_bodies(tree.root_node(), &input, &mut out);
             assert!(out.len() <= MAX_DELEGATION_LOOKUPS);
         }
         for input in [format!("@a\n{}", "@b public class x ".repeat(n)), format!("@a {}class x", "public ".repeat(n)), "@a\n@b\nclass x\n".repeat(n)] {
-            let tree = p.parse(&input, None).unwrap();
+            let tree = tree(&input);
             let mut out = Vec::new();
             kotlin_declarations_read_as_statements(tree.root_node(), &input, &mut out);
             assert!(out.len() <= input.len());
