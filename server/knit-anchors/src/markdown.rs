@@ -240,10 +240,21 @@ pub fn scan(src: &str) -> DocScan {
             }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, start, text, id)) = heading.take() {
-                    let text = strip_attribute_list(text.trim()).to_string();
+                    let written = text.trim();
+                    let text = strip_attribute_list(written).to_string();
                     let id = id.or_else(|| attribute_list_id(&src[start..range.end]));
                     let slug = slugs.slug(&text);
                     let mut aliases: Vec<String> = site_slugs(&text).into_iter().filter(|a| !a.is_empty() && *a != slug).collect();
+                    // GitHub shows an attribute block as text and slugs it with the rest
+                    // (`## Options {🚀}` is `#options-` there): a link written for the page
+                    // as GitHub renders it still reaches the heading.
+                    let on_github = match consumed_attribute_block(&src[start..range.end], written) {
+                        Some(block) => slugify(&format!("{written} {block}")),
+                        None => slugify(written),
+                    };
+                    if on_github != slug && !aliases.contains(&on_github) {
+                        aliases.push(on_github);
+                    }
                     let slug = match id {
                         Some(id) => {
                             aliases.insert(0, slug);
@@ -522,22 +533,51 @@ fn html_ids(html: &str) -> Vec<String> {
     out
 }
 
-/// A heading's text without a trailing attribute list (`{: #id .class }`), which
-/// Python-Markdown reads and CommonMark leaves in the text.
+/// The attribute blocks a heading may end with that CommonMark leaves in its text, as
+/// (opening, closing) delimiters:
+/// - `{: #id .class }`: Python-Markdown's attribute lists, as MkDocs writes explicit
+///   heading ids;
+/// - `%{#id}%`: markdown-it-attrs with the delimiters VitePress sites set to keep `{` for
+///   Vue templates (`markdown.attrs: { leftDelimiter: '%{', rightDelimiter: '}%' }`:
+///   pinia's translated docs head 45 pages' sections so). The pair is read from the text,
+///   never from the site's configuration, which knit does not run; no other Markdown
+///   gives a heading this ending.
+///
+/// (`{#id}` itself is CommonMark's heading attribute, which the parser reads.)
+const HEADING_ATTRIBUTE_BLOCKS: [(&str, &str); 2] = [("{:", "}"), ("%{", "}%")];
+
+/// A heading's trailing attribute block (see [`HEADING_ATTRIBUTE_BLOCKS`]) in `line`: the
+/// byte where it opens and its content.
+fn heading_attribute_block(line: &str) -> Option<(usize, &str)> {
+    HEADING_ATTRIBUTE_BLOCKS.iter().find_map(|(open, close)| {
+        let body = line.strip_suffix(close)?;
+        let at = body.rfind(open)?;
+        Some((at, &body[at + open.len()..]))
+    })
+}
+
+/// The trailing `{…}` of a heading's source line that the parser read as heading
+/// attributes (CommonMark's `{#id}`, also `{🚀}`), which its text no longer holds.
+fn consumed_attribute_block<'s>(source: &'s str, text: &str) -> Option<&'s str> {
+    let line = source.lines().next()?.trim_end().trim_end_matches('#').trim_end();
+    let block = &line[line.rfind('{')?..];
+    (block.ends_with('}') && !text.ends_with(block)).then_some(block)
+}
+
+/// A heading's text without a trailing attribute block (see [`HEADING_ATTRIBUTE_BLOCKS`]).
 fn strip_attribute_list(text: &str) -> &str {
-    match text.strip_suffix('}').and_then(|t| t.rfind('{').map(|i| (i, t))) {
-        Some((i, _)) if text[i..].starts_with("{:") => text[..i].trim_end(),
-        _ => text,
+    match heading_attribute_block(text) {
+        Some((at, _)) => text[..at].trim_end(),
+        None => text,
     }
 }
 
-/// The `#id` of a trailing `{: #id … }` on a heading's source line (Python-Markdown's
-/// attribute lists, as MkDocs writes explicit heading ids).
+/// The `#id` of a trailing attribute block (see [`HEADING_ATTRIBUTE_BLOCKS`]) on a
+/// heading's source line.
 fn attribute_list_id(source: &str) -> Option<String> {
     let line = source.lines().next()?.trim_end().trim_end_matches('#').trim_end();
-    let body = line.strip_suffix('}')?;
-    let open = body.rfind("{:")?;
-    body[open + 2..].split_whitespace().find_map(|t| t.strip_prefix('#')).filter(|id| !id.is_empty()).map(str::to_string)
+    let (_, content) = heading_attribute_block(line)?;
+    content.split_whitespace().find_map(|t| t.strip_prefix('#')).filter(|id| !id.is_empty()).map(str::to_string)
 }
 
 pub fn slugify(text: &str) -> String {
@@ -770,14 +810,31 @@ mod tests {
         let h: Vec<(&str, Vec<&str>, &str)> = scan.headings.iter().map(|h| (h.slug.as_str(), h.aliases.iter().map(String::as_str).collect(), h.text.as_str())).collect();
         assert_eq!(h[0], ("guide", vec![], "Guide"));
         // An explicit id names the heading; GitHub's slug of the text still reaches it.
-        assert_eq!(h[1], ("setup-steps", vec!["setup"], "Setup"));
+        assert_eq!(h[1], ("setup-steps", vec!["setup", "setup-setup-steps"], "Setup"));
         // VitePress turns punctuation into `-`; GitHub drops it; Python-Markdown drops it too.
         assert_eq!(h[2], ("testeach", vec!["test-each"], "test.each"));
         // MkDocs' attribute list (CommonMark leaves it in the text): the id, and the text without it.
-        assert_eq!(h[3], ("format_preview", vec!["preview"], "preview"));
+        assert_eq!(h[3], ("format_preview", vec!["preview", "preview--format_preview-"], "preview"));
         // GitHub keeps every dash; the site generators collapse the run.
         assert_eq!(h[4], ("a----b", vec!["a-b"], "A -- B"));
         assert_eq!(scan.html_ids, vec!["legacy".to_string(), "old-name".to_string()]);
+    }
+
+    #[test]
+    fn headings_answer_to_markdown_it_attrs_with_vitepress_delimiters() {
+        // pinia's translated docs: `%{#id}%` names the section (VitePress, `attrs` delimiters set).
+        let src = "# 状态\n\n#### 可修改的 state %{#modifiable-state}%\n\n### 不使用 `setup()` %{#without-setup .x}%\n\n## Tips %{ not an id }%\n";
+        let scan = scan(src);
+        let h: Vec<(&str, Vec<&str>, &str)> = scan.headings.iter().map(|h| (h.slug.as_str(), h.aliases.iter().map(String::as_str).collect(), h.text.as_str())).collect();
+        // GitHub shows the block as text: its slug of the whole line still reaches the heading.
+        assert_eq!(h[1], ("modifiable-state", vec!["可修改的-state", "可修改的-state-modifiable-state"], "可修改的 state"));
+        assert_eq!(h[2], ("without-setup", vec!["不使用-setup", "不使用-setup-without-setup-x"], "不使用 setup()"));
+        // A block without `#id` names nothing; the text loses it all the same.
+        assert_eq!(h[3], ("tips", vec!["tips--not-an-id-"], "Tips"));
+        // A block CommonMark's heading attributes take without an id (mobx's docs): the
+        // heading keeps its slug, and GitHub's slug of the whole line reaches it too.
+        let emoji = super::scan("## Options {🚀}\n");
+        assert_eq!((emoji.headings[0].slug.as_str(), emoji.headings[0].aliases.clone()), ("options", vec!["options-".to_string()]));
     }
 
     #[test]

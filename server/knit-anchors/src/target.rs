@@ -51,7 +51,7 @@ pub fn classify(doc: &str, dest: &str) -> Result<Option<Target>, TargetError> {
     if dest.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("file:")) {
         return Err(TargetError::Outside);
     }
-    if dest.is_empty() || dest.starts_with('#') || has_scheme(dest) || dest.starts_with("//") {
+    if dest.is_empty() || dest.starts_with('#') || has_scheme(dest) || dest.starts_with("//") || is_rustdoc_path(dest) {
         return Ok(None);
     }
     let (raw_path, raw_fragment) = match dest.split_once('#') {
@@ -83,6 +83,20 @@ pub fn classify(doc: &str, dest: &str) -> Result<Option<Target>, TargetError> {
     }
     let frag = Fragment::parse(&fragment).map_err(|e| TargetError::BadFragment(e.to_string()))?;
     Ok(Some(Target::Symbol { lang: Lang::from_path(&path), path, fragment: frag }))
+}
+
+/// A rustdoc intra-doc link's destination, not a path: a Rust path (`tower_http::trace`,
+/// `fn@crate::middleware::from_fn`, `Router::route()`, `vec!`) or anything in backticks
+/// (`` `tower::Service` ``, as rustdoc reads `[`tower::Service`]`). A crate's Markdown
+/// included as its docs (`#[doc = include_str!("docs/middleware.md")]`, axum) is full of
+/// them; rustdoc resolves them against the crate and its dependencies, which knit does
+/// not read, so they are not checked.
+fn is_rustdoc_path(dest: &str) -> bool {
+    let path = dest.split('#').next().unwrap_or(dest);
+    if path.len() > 2 && path.starts_with('`') && path.ends_with('`') {
+        return true;
+    }
+    path.contains("::") && path.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'@' | b'!' | b'<' | b'>' | b'(' | b')' | b','))
 }
 
 /// A Markdown page by its (lowercased) name: `.md`, `.markdown`, or Docusaurus' `.mdx`
@@ -256,6 +270,11 @@ mod tests {
         assert_eq!(classify("a.md", "https://x.y/z"), Ok(None));
         assert_eq!(classify("a.md", "file:///etc/passwd"), Err(TargetError::Outside));
         assert_eq!(classify("a.md", "#heading"), Ok(None));
+        // rustdoc's intra-doc links (axum's included docs) name Rust items, not files.
+        for rust in ["tower_http::trace", "`tower::Service`", "fn@crate::middleware::from_fn", "Router::route()", "crate::Json#example"] {
+            assert_eq!(classify("axum/src/docs/middleware.md", rust), Ok(None), "{rust}");
+        }
+        assert!(classify("docs/a.md", "../src/a::b.rs").unwrap().is_some(), "a path with a folder is a path");
         assert!(matches!(classify("a.md", "guide.md#install").unwrap().unwrap(), Target::Doc { slug: Some(_), .. }));
         assert_eq!(relative_dest("docs/arch.md", "src/x y.ts"), "../src/x%20y.ts");
         assert_eq!(relative_dest("README.md", "src/a.ts"), "src/a.ts");

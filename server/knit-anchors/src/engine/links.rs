@@ -136,11 +136,11 @@ fn suggested_dest(session: &mut Session, doc: &str, dest: &str, path: &str, page
     if let Some(page) = page_lacking_section {
         let names = session.page_fragments(page)?;
         let wanted = fragment?;
-        let names: Vec<&str> = names.names.iter().map(String::as_str).collect();
-        let work = names.iter().map(|n| n.len().min(wanted.len()) as u64 + 1).sum::<u64>() * wanted.len().min(NEAR_MISS_CHARS) as u64;
+        let named: Vec<(&str, &str)> = names.names.iter().map(|n| (n.as_str(), names.canonical(n))).collect();
+        let work = named.iter().map(|(n, _)| n.len().min(wanted.len()) as u64 + 1).sum::<u64>() * wanted.len().min(NEAR_MISS_CHARS) as u64;
         session.near_miss_work = session.near_miss_work.saturating_add(work);
         let fuzzy = session.near_miss_work <= NEAR_MISS_WORK;
-        let better = nearest_fragment(&names, wanted, fuzzy)?;
+        let better = nearest_fragment(&named, wanted, fuzzy)?;
         return Some(format!("{dest_path}#{better}"));
     }
     if let Some(web) = web_address(dest) {
@@ -193,18 +193,29 @@ const NEAR_MISS_CHARS: usize = 64;
 pub(super) const NEAR_MISS_WORK: u64 = 50_000_000;
 
 /// The one id among `names` a mistyped `wanted` stands for (see [`suggested_dest`]);
-/// by edit distance only when `fuzzy`.
-fn nearest_fragment<'a>(names: &[&'a str], wanted: &str, fuzzy: bool) -> Option<&'a str> {
-    let only = |found: Vec<&'a str>| -> Option<&'a str> { (found.len() == 1).then(|| found[0]) };
+/// by edit distance only when `fuzzy`. Each name comes with the id that names its
+/// heading on the page (its explicit id or slug; itself for an HTML id): names of one
+/// heading that fit alike are one answer — that id when it is among them (a translated
+/// heading's explicit `#usage-with-the-options-api` and its slug
+/// `…-usage-with-the-options-api` both end in `-options-api`), else the name that fits
+/// (`#coverage-exclude`, VitePress' slug of `## coverage.exclude`, for `#exclude`).
+fn nearest_fragment<'a>(names: &[(&'a str, &'a str)], wanted: &str, fuzzy: bool) -> Option<&'a str> {
+    let only = |found: Vec<&(&'a str, &'a str)>| -> Option<&'a str> {
+        let (_, id) = **found.first()?;
+        if found.iter().any(|(_, other)| *other != id) {
+            return None;
+        }
+        Some(if found.iter().any(|(name, _)| *name == id) { id } else { found.iter().map(|(name, _)| *name).min()? })
+    };
     if wanted.is_empty() || wanted.len() > 200 {
         return None;
     }
     let lower = wanted.to_ascii_lowercase();
-    if let Some(n) = only(names.iter().copied().filter(|n| *n != wanted && n.eq_ignore_ascii_case(wanted)).collect()) {
+    if let Some(n) = only(names.iter().filter(|(n, _)| *n != wanted && n.eq_ignore_ascii_case(wanted)).collect()) {
         return Some(n);
     }
     let qualified = format!("-{lower}");
-    if let Some(n) = only(names.iter().copied().filter(|n| n.len() > qualified.len() && n.to_ascii_lowercase().ends_with(&qualified)).collect()) {
+    if let Some(n) = only(names.iter().filter(|(n, _)| n.len() > qualified.len() && n.to_ascii_lowercase().ends_with(&qualified)).collect()) {
         return Some(n);
     }
     if !fuzzy || lower.chars().count() < 5 || lower.len() > NEAR_MISS_CHARS {
@@ -215,16 +226,17 @@ fn nearest_fragment<'a>(names: &[&'a str], wanted: &str, fuzzy: bool) -> Option<
     // replaced, not mistyped), so the digits must agree.
     let digits = |t: &str| -> String { t.chars().filter(char::is_ascii_digit).collect() };
     let wanted_digits = digits(&lower);
-    let mut best: Option<(usize, Vec<&'a str>)> = None;
-    for &n in names {
+    let mut best: Option<(usize, Vec<&(&'a str, &'a str)>)> = None;
+    for named in names {
+        let n = named.0;
         if digits(n) != wanted_digits {
             continue;
         }
         let Some(d) = edit_distance_within(&lower, &n.to_ascii_lowercase(), limit) else { continue };
         match &mut best {
-            Some((bd, found)) if d == *bd => found.push(n),
+            Some((bd, found)) if d == *bd => found.push(named),
             Some((bd, _)) if d > *bd => {}
-            _ => best = Some((d, vec![n])),
+            _ => best = Some((d, vec![named])),
         }
     }
     match best {
@@ -361,7 +373,12 @@ mod tests {
 
     #[test]
     fn a_mistyped_section_is_matched_only_when_one_id_fits() {
-        let ids = ["vi-fn", "vi-definehelper", "coverage-exclude", "coverage-excludeafterremap", "beforeeach", "aftereach", "vitest-5", "a-each", "b-each"];
+        let ids: Vec<(&str, &str)> = ["vi-fn", "vi-definehelper", "coverage-exclude", "coverage-excludeafterremap", "beforeeach", "aftereach", "vitest-5", "a-each", "b-each"]
+            .into_iter()
+            .map(|i| (i, i))
+            .chain([("使用选项式-api-的用法-usage-with-the-options-api", "usage-with-the-options-api"), ("usage-with-the-options-api", "usage-with-the-options-api")])
+            .chain([("vite-config-ts", "viteconfigts")])
+            .collect();
         let near = |w: &str| nearest_fragment(&ids, w, true);
         assert_eq!(near("vi-defineHelper"), Some("vi-definehelper"), "case");
         assert_eq!(near("exclude"), Some("coverage-exclude"), "qualified by its page's prefix");
@@ -371,6 +388,8 @@ mod tests {
         assert_eq!(near("each"), None, "two ids end in -each: no guess");
         assert_eq!(near("afterall"), None, "too far from every id");
         assert_eq!(near("xyz"), None);
+        assert_eq!(near("options-api"), Some("usage-with-the-options-api"), "two names of one heading fit: its id");
+        assert_eq!(near("config-ts"), Some("vite-config-ts"), "the one name that fits, not the heading's id");
         assert_eq!(nearest_fragment(&ids, "beforach", false), None, "past the check's budget: no edit distance");
         assert_eq!(nearest_fragment(&ids, "exclude", false), Some("coverage-exclude"), "the cheap rules still answer");
         assert_eq!(edit_distance_within("kitten", "sitting", 3), Some(3));

@@ -8,7 +8,7 @@ use crate::markdown;
 use crate::model::*;
 use crate::source::ReadError;
 use knit_syntax::Fingerprint;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 impl Session<'_> {
@@ -85,6 +85,9 @@ pub(crate) struct PageFragments {
     /// Heading slugs, explicit ids, site generators' slugs (with GitHub's `-1` suffixes
     /// of repeated headings), HTML `id` / `name` values.
     pub names: HashSet<String>,
+    /// The id that names each heading (its explicit id, else its slug), by the heading's
+    /// other names: a suggestion offers that id, once, whichever of them fits.
+    pub heading_ids: HashMap<String, String>,
     /// Pages pulled in with VitePress's `<!--@include: …-->`, as workspace paths.
     pub includes: Vec<String>,
     /// Objects the page documents with mkdocstrings (`::: pydantic.config`): a fragment
@@ -95,6 +98,12 @@ pub(crate) struct PageFragments {
 
 impl PageFragments {
     /// True when the page answers to `fragment`.
+    /// The id that names the heading `name` names (`name` itself when it is that id, an
+    /// HTML id or no heading's name).
+    pub fn canonical<'a>(&'a self, name: &'a str) -> &'a str {
+        self.heading_ids.get(name).map_or(name, String::as_str)
+    }
+
     pub fn holds(&self, fragment: &str) -> bool {
         self.names.contains(fragment)
             || self.api_prefixes.iter().any(|p| fragment.strip_prefix(p.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('.')))
@@ -105,12 +114,21 @@ impl PageFragments {
     pub fn of(page: &str, text: &str) -> PageFragments {
         let scan = markdown::scan(text);
         let mut names: HashSet<String> = scan.html_ids.into_iter().collect();
+        let mut heading_ids: HashMap<String, String> = HashMap::new();
+        for h in &scan.headings {
+            for alias in &h.aliases {
+                // A name two headings share stays its own: it stands for neither alone.
+                heading_ids.entry(alias.clone()).and_modify(|id| id.clone_from(alias)).or_insert_with(|| h.slug.clone());
+            }
+        }
         for h in scan.headings {
+            // A heading's own id is itself, whatever other heading it also names.
+            heading_ids.remove(&h.slug);
             names.insert(h.slug);
             names.extend(h.aliases);
         }
         let includes = markdown::includes(text).iter().filter_map(|inc| crate::target::join(page, inc)).collect();
-        PageFragments { names, includes, api_prefixes: markdown::api_directive_prefixes(text) }
+        PageFragments { names, heading_ids, includes, api_prefixes: markdown::api_directive_prefixes(text) }
     }
 }
 
