@@ -806,6 +806,16 @@ fn a_docs_sites_routes_and_section_ids_are_read_as_the_site_serves_them() {
     );
 }
 
+/// `knit check` of a docs conformance case's `before/` workspace, through the binary:
+/// its broken links as `doc:line message` (it must find some: exit code 1).
+fn broken_links_of_case(case: &str) -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/anchors/docs").join(case).join("before");
+    let out = check_folder(&root, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["broken_links"].as_array().unwrap().iter().map(|b| format!("{}:{} {}", b["doc"].as_str().unwrap(), b["line"], b["message"].as_str().unwrap())).collect()
+}
+
 /// What real sites do beyond their generator's documented rules (TanStack Router's
 /// `/router/latest/docs/…` routes, FastAPI's pages only English has, pydantic's
 /// attribute-list ids and mkdocstrings pages), checked through the binary: only the links
@@ -813,13 +823,8 @@ fn a_docs_sites_routes_and_section_ids_are_read_as_the_site_serves_them() {
 /// is not. Before, this workspace gave 16 findings.
 #[test]
 fn real_sites_route_tails_translations_and_generated_ids() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/anchors/docs/012-site-tails-translations-attribute-lists-api-pages/before");
-    let out = check_folder(&root, &["--format", "json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let broken: Vec<String> = report["broken_links"].as_array().unwrap().iter().map(|b| format!("{}:{} {}", b["doc"].as_str().unwrap(), b["line"], b["message"].as_str().unwrap())).collect();
     assert_eq!(
-        broken,
+        broken_links_of_case("012-site-tails-translations-attribute-lists-api-pages"),
         [
             "docs/start/guide/routing.md:5 broken link: /router/latest/docs/framework/react/guide/data-loading does not exist, nor a Markdown page a docs site would serve for it",
             "docs/start/guide/routing.md:6 broken link: /query/latest does not exist, nor a Markdown page a docs site would serve for it",
@@ -839,13 +844,8 @@ fn real_sites_route_tails_translations_and_generated_ids() {
 /// links, 219 of them `%{#id}%` sections; 5 now, each a section its site lacks too.
 #[test]
 fn sections_named_by_markdown_it_attrs_with_custom_delimiters() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/anchors/docs/013-markdown-it-attrs-with-vitepress-delimiters/before");
-    let out = check_folder(&root, &["--format", "json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let broken: Vec<String> = report["broken_links"].as_array().unwrap().iter().map(|b| format!("{}:{} {}", b["doc"].as_str().unwrap(), b["line"], b["message"].as_str().unwrap())).collect();
     assert_eq!(
-        broken,
+        broken_links_of_case("013-markdown-it-attrs-with-vitepress-delimiters"),
         [
             "docs/zh/cookbook/options-api.md:6 broken link: docs/zh/core-concepts/state.md has no section `#options-api`; did you mean `../core-concepts/state.md#usage-with-the-options-api`?",
             "docs/zh/cookbook/options-api.md:7 broken link: docs/zh/core-concepts/state.md has no section `#subscribing-to-the-state`",
