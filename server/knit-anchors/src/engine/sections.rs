@@ -97,13 +97,13 @@ pub(crate) struct PageFragments {
 }
 
 impl PageFragments {
-    /// True when the page answers to `fragment`.
     /// The id that names the heading `name` names (`name` itself when it is that id, an
     /// HTML id or no heading's name).
     pub fn canonical<'a>(&'a self, name: &'a str) -> &'a str {
         self.heading_ids.get(name).map_or(name, String::as_str)
     }
 
+    /// True when the page answers to `fragment`.
     pub fn holds(&self, fragment: &str) -> bool {
         self.names.contains(fragment)
             || self.api_prefixes.iter().any(|p| fragment.strip_prefix(p.as_str()).is_some_and(|rest| rest.is_empty() || rest.starts_with('.')))
