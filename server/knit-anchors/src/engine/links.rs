@@ -99,6 +99,12 @@ fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str)
             let found = page_candidates(doc, &file, rooted).into_iter().find(|p| session.tree.exists(p));
             (found.unwrap_or(file), slug)
         }
+        // A page named after a file (react-router's `entry.client.tsx.md`, fp-ts'
+        // `modules/Either.ts.md`) is served at the file's name: a site links it so.
+        Ok(Some(Target::File { path: file })) if !session.tree.exists(&file) => {
+            let page = [".md", ".mdx"].iter().map(|ext| format!("{file}{ext}")).find(|p| session.tree.exists(p));
+            (page.unwrap_or(file), None)
+        }
         _ => (path.to_string(), None),
     };
     // only a missing file is looked for in the English tree
