@@ -41,6 +41,15 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
         let is_anchor = match &target {
             Ok(Target::File { .. } | Target::Page { .. }) => false,
             Ok(Target::Doc { .. }) => baseline_raw.is_some(),
+            // A fragment into a file knit reads no declarations of is an anchor only when
+            // it was recorded as one, names source code (then it says to anchor by lines)
+            // or is a line range that cannot resolve (`#L9-L3`, `#L0`); otherwise it is the
+            // file's own business — GitHub's theme images (`logo.svg#gh-dark-mode-only`),
+            // Writerside's `.topic` element ids — and, as DESIGN's "any other link to a
+            // workspace file", the link is checked as a plain link to the file.
+            Ok(Target::Symbol { lang: None, path, fragment, .. }) => {
+                baseline_raw.is_some() || is_unread_source_code(path) || looks_like_line_range(&fragment.name)
+            }
             _ => true,
         };
         if is_anchor {
@@ -53,6 +62,47 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
         }
     }
     out
+}
+
+/// The file a docs site serves at the root-relative `dest` from its assets folder:
+/// Docusaurus serves `static/img/logo.svg` at `/img/logo.svg`, VitePress
+/// `public/logo.svg` at `/logo.svg`; the folder is looked for beside the doc and in each
+/// folder above it (a site's root holds the doc). None for a relative destination.
+fn site_asset(session: &Session, doc: &str, dest: &str, file: &str) -> Option<String> {
+    if !dest.trim_start().starts_with('/') {
+        return None;
+    }
+    let mut folder = doc.rsplit_once('/').map_or("", |x| x.0);
+    loop {
+        for assets in ["static", "public"] {
+            let candidate = if folder.is_empty() { format!("{assets}/{file}") } else { format!("{folder}/{assets}/{file}") };
+            if session.tree.exists(&candidate) {
+                return Some(candidate);
+            }
+        }
+        if folder.is_empty() {
+            return None;
+        }
+        folder = folder.rsplit_once('/').map_or("", |x| x.0);
+    }
+}
+
+/// Source files of languages knit reads no declarations of, by extension: a fragment into
+/// one reads as an attempted symbol anchor (and is told to anchor by lines).
+const UNREAD_SOURCE_EXTENSIONS: [&str; 27] = [
+    "rb", "java", "c", "h", "cc", "cpp", "cxx", "hpp", "cs", "php", "scala", "m", "mm", "dart", "lua", "ex", "exs", "erl", "hs", "ml", "clj", "sh",
+    "pl", "r", "jl", "groovy", "zig",
+];
+
+/// `L` and a digit: a line range written wrong (`L9-L3`, `L0`), still a line anchor.
+fn looks_like_line_range(fragment: &str) -> bool {
+    let b = fragment.as_bytes();
+    b.len() >= 2 && b[0] == b'L' && b[1].is_ascii_digit()
+}
+
+fn is_unread_source_code(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').is_some_and(|(_, ext)| UNREAD_SOURCE_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext)))
 }
 
 /// Why a plain link is broken, and the destination it most likely meant.
@@ -103,8 +153,9 @@ fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str)
         // `modules/Either.ts.md`) is served at the file's name: a site links it so.
         Ok(Some(Target::File { path: file })) if !session.tree.exists(&file) => {
             let page = [".md", ".mdx"].iter().map(|ext| format!("{file}{ext}")).find(|p| session.tree.exists(p));
-            (page.unwrap_or(file), None)
+            (page.or_else(|| site_asset(session, doc, dest, &file)).unwrap_or(file), None)
         }
+        _ if !session.tree.exists(path) => (site_asset(session, doc, dest, path).unwrap_or_else(|| path.to_string()), None),
         _ => (path.to_string(), None),
     };
     // only a missing file is looked for in the English tree
