@@ -556,10 +556,15 @@ fn heading_attribute_block(line: &str) -> Option<(usize, &str)> {
     })
 }
 
+/// A heading's source line without its closing `#`s (`## Setup {#setup} ##`).
+fn heading_line(source: &str) -> Option<&str> {
+    Some(source.lines().next()?.trim_end().trim_end_matches('#').trim_end())
+}
+
 /// The trailing `{…}` of a heading's source line that the parser read as heading
 /// attributes (CommonMark's `{#id}`, also `{🚀}`), which its text no longer holds.
 fn consumed_attribute_block<'s>(source: &'s str, text: &str) -> Option<&'s str> {
-    let line = source.lines().next()?.trim_end().trim_end_matches('#').trim_end();
+    let line = heading_line(source)?;
     let block = &line[line.rfind('{')?..];
     (block.ends_with('}') && !text.ends_with(block)).then_some(block)
 }
@@ -575,7 +580,7 @@ fn strip_attribute_list(text: &str) -> &str {
 /// The `#id` of a trailing attribute block (see [`HEADING_ATTRIBUTE_BLOCKS`]) on a
 /// heading's source line.
 fn attribute_list_id(source: &str) -> Option<String> {
-    let line = source.lines().next()?.trim_end().trim_end_matches('#').trim_end();
+    let line = heading_line(source)?;
     let (_, content) = heading_attribute_block(line)?;
     content.split_whitespace().find_map(|t| t.strip_prefix('#')).filter(|id| !id.is_empty()).map(str::to_string)
 }

@@ -64,6 +64,17 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
     out
 }
 
+/// What a site serves for the missing `file` that `dest` (written in `doc`) names, tried
+/// in this order: the English page a translated tree falls back to; a page named after
+/// the file (react-router's `entry.client.tsx.md`, fp-ts' `modules/Either.ts.md`, served
+/// at the file's name); an asset of the site's root (see [`site_asset`]).
+fn served_instead(session: &Session, doc: &str, dest: &str, file: &str) -> Option<String> {
+    if let Some(english) = translation_fallback(doc, file).filter(|e| session.tree.exists(e)) {
+        return Some(english);
+    }
+    [".md", ".mdx"].iter().map(|ext| format!("{file}{ext}")).find(|p| session.tree.exists(p)).or_else(|| site_asset(session, doc, dest, file))
+}
+
 /// The file a docs site serves at the root-relative `dest` from its assets folder:
 /// Docusaurus serves `static/img/logo.svg` at `/img/logo.svg`, VitePress
 /// `public/logo.svg` at `/logo.svg`; the folder is looked for beside the doc and in each
@@ -149,20 +160,9 @@ fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str)
             let found = page_candidates(doc, &file, rooted).into_iter().find(|p| session.tree.exists(p));
             (found.unwrap_or(file), slug)
         }
-        // A page named after a file (react-router's `entry.client.tsx.md`, fp-ts'
-        // `modules/Either.ts.md`) is served at the file's name: a site links it so.
-        Ok(Some(Target::File { path: file })) if !session.tree.exists(&file) => {
-            let page = [".md", ".mdx"].iter().map(|ext| format!("{file}{ext}")).find(|p| session.tree.exists(p));
-            (page.or_else(|| site_asset(session, doc, dest, &file)).unwrap_or(file), None)
-        }
-        _ if !session.tree.exists(path) => (site_asset(session, doc, dest, path).unwrap_or_else(|| path.to_string()), None),
         _ => (path.to_string(), None),
     };
-    // only a missing file is looked for in the English tree
-    let file = match (!session.tree.exists(&file)).then(|| translation_fallback(doc, &file)).flatten() {
-        Some(english) if session.tree.exists(&english) => english,
-        _ => file,
-    };
+    let file = if session.tree.exists(&file) { file } else { served_instead(session, doc, dest, &file).unwrap_or(file) };
     if !session.tree.exists(&file) {
         return Some((format!("broken link: {file} does not exist{}", generated_note(session, &file)), None));
     }
