@@ -853,6 +853,24 @@ fn sections_named_by_markdown_it_attrs_with_custom_delimiters() {
     );
 }
 
+/// svelte.dev's routes without number prefixes, checked through the binary: a section
+/// missing from a page reached that way gets no suggestion (the site keeps case and
+/// punctuation in its ids, so a GitHub-style id would break the link there), while a
+/// GitHub-style file link into the same page is offered the lowercase id.
+#[test]
+fn routes_without_number_prefixes_and_their_sections() {
+    assert_eq!(
+        broken_links_of_case("016-pages-served-without-number-prefixes"),
+        [
+            "documentation/docs/10-getting-started/10-introduction.md:6 broken link: documentation/docs/30-advanced/20-hooks.md has no section `#Universal-hooks-transport`",
+            "documentation/docs/10-getting-started/10-introduction.md:7 broken link: documentation/docs/10-getting-started/no-such-page does not exist, nor a Markdown page a docs site would serve for it",
+            "documentation/docs/10-getting-started/10-introduction.md:8 broken link: documentation/docs/10-getting-started/overview does not exist, nor a Markdown page a docs site would serve for it",
+            "documentation/docs/10-getting-started/10-introduction.md:10 broken link: documentation/docs/60-appendix/60-glossary.md has no section `#SSR`; did you mean `../60-appendix/60-glossary.md#ssr`?",
+            "documentation/docs/10-getting-started/10-introduction.md:13 broken link: /docs/4.x/api/glossary does not exist, nor a Markdown page a docs site would serve for it",
+        ]
+    );
+}
+
 /// `--root DIR` with a doc path relative to DIR (run from elsewhere, as a script or an
 /// agent does): the path is taken from the root when the current folder is outside the
 /// workspace, where before it was refused as "outside the workspace". A path that is

@@ -255,6 +255,14 @@ pub fn scan(src: &str) -> DocScan {
                     if on_github != slug && !aliases.contains(&on_github) {
                         aliases.push(on_github);
                     }
+                    // Nuxt Content leaves MDC inline components out of the id
+                    // (`## tryUseNuxtApp :badge[v3.10]{color="info"}` is `#tryusenuxtapp`).
+                    if let Some(plain) = without_mdc_components(&text) {
+                        let plain = slugify(&plain);
+                        if plain != slug && !aliases.contains(&plain) {
+                            aliases.push(plain);
+                        }
+                    }
                     let slug = match id {
                         Some(id) => {
                             aliases.insert(0, slug);
@@ -423,6 +431,48 @@ impl SlugCounter {
         *n += 1;
         slug
     }
+}
+
+/// `text` without its MDC inline components (`:badge[v3.10]`, `:icon{name="x"}`, with
+/// their `[…]` content and `{…}` props), or None when it has none. A component starts
+/// a word: `:` then a letter, after a space or at the start.
+pub fn without_mdc_components(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut copied, mut found) = (0, 0, false);
+    while i < b.len() {
+        let starts_word = i == 0 || b[i - 1] == b' ';
+        if b[i] == b':' && starts_word && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
+            let mut j = i + 1;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'-') {
+                j += 1;
+            }
+            let mut parts = 0;
+            for (open, close) in [(b'[', b']'), (b'{', b'}')] {
+                if b.get(j) == Some(&open) {
+                    match b[j..].iter().position(|c| *c == close) {
+                        Some(end) => {
+                            j += end + 1;
+                            parts += 1;
+                        }
+                        None => break,
+                    }
+                }
+            }
+            if parts > 0 {
+                out.push_str(&text[copied..i]);
+                copied = j;
+                found = true;
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    found.then(|| {
+        out.push_str(&text[copied..]);
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    })
 }
 
 /// The slugs docs-site generators make of a heading's text, besides GitHub's: VitePress
@@ -734,6 +784,18 @@ fn parse_dest_and_title(src: &str, from: usize, to: usize) -> Option<DestTitle> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mdc_inline_components_are_left_out_of_ids() {
+        assert_eq!(without_mdc_components("tryUseNuxtApp :badge[v3.10]").as_deref(), Some("tryUseNuxtApp"));
+        assert_eq!(without_mdc_components("Named Views :badge[v4.5]{color=\"info\"} here").as_deref(), Some("Named Views here"));
+        assert_eq!(without_mdc_components(":icon{name=\"x\"} Setup").as_deref(), Some("Setup"));
+        assert_eq!(without_mdc_components("Ratio 16:9 and a:b[c]"), None, "a colon inside a word starts no component");
+        assert_eq!(without_mdc_components("Note: see [x]"), None);
+        assert_eq!(without_mdc_components("plain"), None);
+        let scan = scan("## tryUseNuxtApp :badge[v3.10]{color=\"info\" size=\"xs\"}\n");
+        assert!(scan.headings[0].aliases.contains(&"tryusenuxtapp".to_string()), "{:?}", scan.headings[0]);
+    }
 
     #[test]
     fn finds_inline_reference_and_mentions() {

@@ -128,8 +128,12 @@ pub struct Broken {
 /// Why a plain link is broken (missing file, or a missing `#heading` in a Markdown
 /// file), or None; with the destination it most likely meant (see [`Broken`]).
 pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<Broken> {
-    let (message, page) = broken_link_message(session, doc, dest, path)?;
-    let suggestion = suggested_dest(session, doc, dest, path, page.as_deref());
+    let (message, lacking) = broken_link_message(session, doc, dest, path)?;
+    let suggestion = match lacking {
+        Lacking::File => suggested_dest(session, doc, dest, path, None),
+        Lacking::Section { page } => suggested_dest(session, doc, dest, path, Some(&page)),
+        Lacking::SectionOfUnknownSlugger => None,
+    };
     let message = match &suggestion {
         Some(s) => format!("{message}; did you mean `{s}`?"),
         None => message,
@@ -137,10 +141,19 @@ pub fn broken_link(session: &mut Session, doc: &str, dest: &str, path: &str) -> 
     Some(Broken { message, suggestion })
 }
 
-/// Why a plain link is broken, or None; with the page, when the link names a section it
-/// lacks. A docs-site route (`/guide/ui#setup`) counts when a site would serve a page for
+/// What a broken link misses, for its suggestion.
+enum Lacking {
+    File,
+    Section { page: String },
+    /// A section of a page on a site that names sections its own way (see
+    /// `unnumbered_route`): no suggestion, as one in GitHub's style would break the link
+    /// there.
+    SectionOfUnknownSlugger,
+}
+
+/// Why a plain link is broken, or None; with what it lacks. A docs-site route (`/guide/ui#setup`) counts when a site would serve a page for
 /// it (`Session::resolve_route`); its fragment is then checked in that page.
-fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<(String, Option<String>)> {
+fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<(String, Lacking)> {
     let (file, slug) = match classify(doc, dest) {
         Ok(Some(Target::Page { path: route, slug, rooted })) => {
             let fallback = || translation_fallback(doc, &route);
@@ -149,7 +162,7 @@ fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str)
                 None => {
                     let shown = if rooted { format!("/{route}") } else { route.clone() };
                     let generated = generated_note(session, &route);
-                    return Some((format!("broken link: {shown} does not exist, nor a Markdown page a docs site would serve for it{generated}"), None));
+                    return Some((format!("broken link: {shown} does not exist, nor a Markdown page a docs site would serve for it{generated}"), Lacking::File));
                 }
             }
         }
@@ -164,15 +177,28 @@ fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str)
     };
     let file = if session.tree.exists(&file) { file } else { served_instead(session, doc, dest, &file).unwrap_or(file) };
     if !session.tree.exists(&file) {
-        return Some((format!("broken link: {file} does not exist{}", generated_note(session, &file)), None));
+        return Some((format!("broken link: {file} does not exist{}", generated_note(session, &file)), Lacking::File));
     }
     let lower = file.to_ascii_lowercase();
     if let Some(slug) = slug.filter(|_| crate::target::is_markdown(&lower)) {
-        if !page_has_fragment(session, &file, &slug) {
-            return Some((format!("broken link: {file} has no section `#{slug}`"), Some(file)));
+        // A site that serves pages without their number prefixes (svelte.dev) names its
+        // sections its own way: the section is looked for loosely, and a missing one gets
+        // no suggestion.
+        let loosely = unnumbered_route(doc, dest, &file);
+        if !page_has_fragment(session, &file, &slug, loosely) {
+            let lacking = if loosely { Lacking::SectionOfUnknownSlugger } else { Lacking::Section { page: file.clone() } };
+            return Some((format!("broken link: {file} has no section `#{slug}`"), lacking));
         }
     }
     None
+}
+
+/// True when the route `dest` reached `file` by the name it has without its number
+/// prefix (`glossary` for `60-appendix/60-glossary.md`).
+fn unnumbered_route(doc: &str, dest: &str, file: &str) -> bool {
+    let route = dest.trim().split(['#', '?']).next().unwrap_or("").trim_end_matches('/');
+    let last = route.rsplit('/').next().unwrap_or(route);
+    !last.is_empty() && super::routes::served_without_number_prefix(doc, last, file)
 }
 
 /// The destination a broken link most likely meant, when exactly one fits; None rather
@@ -341,7 +367,7 @@ const MAX_INCLUDED_PAGES: usize = 16;
 /// True when the Markdown page `file` (or a page it includes with VitePress's
 /// `<!--@include: …-->`, which renders its headings in place) holds `fragment`. An
 /// unreadable page is given the benefit of the doubt: its problem is not this link's.
-fn page_has_fragment(session: &mut Session, file: &str, fragment: &str) -> bool {
+fn page_has_fragment(session: &mut Session, file: &str, fragment: &str, loosely: bool) -> bool {
     let mut queue = vec![file.to_string()];
     let mut seen: Vec<String> = Vec::new();
     while let Some(page) = queue.pop() {
@@ -355,7 +381,7 @@ fn page_has_fragment(session: &mut Session, file: &str, fragment: &str) -> bool 
             }
             continue;
         };
-        if fragments.holds(fragment) {
+        if fragments.holds(fragment) || (loosely && fragments.holds_loosely(fragment)) {
             return true;
         }
         queue.extend(fragments.includes.iter().cloned());

@@ -10,7 +10,9 @@ use super::session::{Seen, Session};
 use super::strip_bom;
 use crate::target::{directory_url_base, is_markdown, join, page_candidates};
 use percent_encoding::percent_decode_str;
+use crate::source::SourceTree;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Bytes of a page read for its front matter.
 const FRONT_MATTER_BYTES: usize = 4096;
@@ -38,7 +40,15 @@ impl Session<'_> {
     ///    several, the one whose folders name the most of the route's other segments, then
     ///    the nearest the doc. A renamed page matches no tail and stays broken. A dated blog
 ///    post (`blog/2023-11-13-3.1.0.md`) also answers to its dated route
-///    (`/blog/2023/11/13/3.1.0`), as Docusaurus serves it.
+///    (`/blog/2023/11/13/3.1.0`), as Docusaurus serves it;
+    /// 6. a relative route from a doc in a numbered tree, on a site that serves its pages
+    ///    without their number prefixes (Docusaurus by default; svelte.dev also flattens
+    ///    the folders, so `10-getting-started/10-introduction.md` links `glossary` for
+    ///    `60-appendix/60-glossary.md`): the one page under the tree whose name, without
+    ///    its number prefix, is the route's last segment, its folders naming the route's
+    ///    other segments; none among several. (A rooted route reaches such a page by its
+    ///    tail, step 5: Nuxt serves `docs/1.getting-started/18.upgrade.md` at
+    ///    `/docs/4.x/getting-started/upgrade`.)
     pub fn resolve_route(&mut self, doc: &str, dest: &str, route: &str, rooted: bool) -> Option<String> {
         if let Some(found) = page_candidates(doc, route, rooted).into_iter().find(|p| self.tree.exists(p)) {
             return Some(found);
@@ -60,7 +70,39 @@ impl Session<'_> {
         if rooted {
             return self.page_by_route_tail(doc, route);
         }
-        None
+        self.page_without_number_prefixes(doc, &raw)
+    }
+
+    /// Step 6 of [`Session::resolve_route`]; `raw` is the route as written.
+    fn page_without_number_prefixes(&mut self, doc: &str, raw: &str) -> Option<String> {
+        let root = numbered_root(doc)?;
+        let segments: Vec<&str> = raw.split('/').filter(|s| !s.is_empty() && *s != "." && *s != "..").collect();
+        let (last, folders) = segments.split_last()?;
+        let pages = self.unnumbered_pages();
+        let under = |p: &&String| root.is_empty() || p.strip_prefix(root).is_some_and(|rest| rest.starts_with('/'));
+        // The route's other segments, in order, among the page's folders (unnumbered).
+        let named = |p: &&String| {
+            let mut names = p.split('/').map(without_number_prefix);
+            folders.iter().all(|f| names.any(|n| n == *f))
+        };
+        let mut found = pages.get(*last)?.iter().filter(under).filter(named);
+        let one = found.next()?;
+        found.next().is_none().then(|| one.clone())
+    }
+
+    /// Every Markdown page by the last segment of its route without a number prefix
+    /// (`docs/60-appendix/60-glossary.md` and `docs/60-appendix/index.md` under
+    /// `glossary` and `appendix`). Built once per session from the file list alone.
+    fn unnumbered_pages(&mut self) -> Arc<HashMap<String, Vec<String>>> {
+        if let Some(p) = &self.unnumbered_pages {
+            return p.clone();
+        }
+        let pages = pages_by(self.tree, |page| {
+            let form = unnumbered_route_form(page);
+            vec![form.rsplit('/').next().unwrap_or(&form).to_string()]
+        });
+        self.unnumbered_pages = Some(pages.clone());
+        pages
     }
 
     /// Step 5 of [`Session::resolve_route`].
@@ -84,29 +126,27 @@ impl Session<'_> {
 
     /// Every Markdown page (at most [`MAX_SLUG_PAGES`]) by the last two and the last three
     /// segments of its route, lowercased: `docs/router/guide/preloading.md` under
-    /// `guide/preloading` and `router/guide/preloading`. Built once per session from the
-    /// file list alone.
-    fn route_tails(&mut self) -> std::sync::Arc<HashMap<String, Vec<String>>> {
+    /// `guide/preloading` and `router/guide/preloading`; a numbered page also without its
+    /// segments' number prefixes (`docs/1.getting-started/18.upgrade.md` under
+    /// `getting-started/upgrade`). Built once per session from the file list alone.
+    fn route_tails(&mut self) -> Arc<HashMap<String, Vec<String>>> {
         if let Some(t) = &self.route_tails {
             return t.clone();
         }
-        let mut tails: HashMap<String, Vec<String>> = HashMap::new();
-        let files = self.tree.files();
-        for page in files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES) {
+        let tails = pages_by(self.tree, |page| {
             let form = route_form(page).to_ascii_lowercase();
-            for form in std::iter::once(form.clone()).chain(dated_route(&form)) {
+            let unnumbered = Some(unnumbered_route_form(&page.to_ascii_lowercase())).filter(|u| *u != form);
+            let mut keys = Vec::new();
+            for form in std::iter::once(form.clone()).chain(dated_route(&form)).chain(unnumbered) {
                 let segments: Vec<&str> = form.split('/').filter(|s| !s.is_empty()).collect();
                 for take in [2, 3] {
                     if take <= segments.len() {
-                        let pages = tails.entry(segments[segments.len() - take..].join("/")).or_default();
-                        if pages.last() != Some(page) {
-                            pages.push(page.clone());
-                        }
+                        keys.push(segments[segments.len() - take..].join("/"));
                     }
                 }
             }
-        }
-        let tails = std::sync::Arc::new(tails);
+            keys
+        });
         self.route_tails = Some(tails.clone());
         tails
     }
@@ -130,7 +170,7 @@ impl Session<'_> {
     /// per session. Pages the session already read are used as read; the others are read
     /// outside the check's budget (which is for anchors) but bounded on their own: at most
     /// [`MAX_SLUG_PAGES`] pages of at most [`MAX_SLUG_PAGE_BYTES`] each.
-    fn front_matter_slugs(&mut self) -> std::sync::Arc<HashMap<String, Vec<String>>> {
+    fn front_matter_slugs(&mut self) -> Arc<HashMap<String, Vec<String>>> {
         if let Some(s) = &self.slugs {
             return s.clone();
         }
@@ -150,7 +190,7 @@ impl Session<'_> {
                 slugs.entry(slug).or_default().push(page.clone());
             }
         }
-        let slugs = std::sync::Arc::new(slugs);
+        let slugs = Arc::new(slugs);
         self.slugs = Some(slugs.clone());
         slugs
     }
@@ -165,6 +205,22 @@ impl Session<'_> {
             (module.to_ascii_lowercase() == first).then(|| format!("Sources/{module}"))
         })
     }
+}
+
+/// Every Markdown page of `tree` (at most [`MAX_SLUG_PAGES`]) under each key `keys`
+/// gives it, once per key.
+fn pages_by(tree: &dyn SourceTree, keys: impl Fn(&str) -> Vec<String>) -> Arc<HashMap<String, Vec<String>>> {
+    let mut map: HashMap<String, Vec<String>> = HashMap::new();
+    let files = tree.files();
+    for page in files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES) {
+        for key in keys(page) {
+            let pages = map.entry(key).or_default();
+            if pages.last() != Some(page) {
+                pages.push(page.clone());
+            }
+        }
+    }
+    Arc::new(map)
 }
 
 /// The destination's path as written, percent-decoded, without fragment and query.
@@ -226,6 +282,51 @@ fn dated_route(form: &str) -> Option<String> {
     dated.then(|| format!("{folder}/{}/{}/{}/{}", &name[..4], &name[5..7], &name[8..10], &name[11..]))
 }
 
+/// A file or folder name without its number prefix (`10-introduction` →
+/// `introduction`, `02_guides` → `guides`), as Docusaurus and svelte.dev serve it. A date
+/// (`2023-11-13-post`) or a version (`1.0.0`) is not a prefix: the rest must not start
+/// with a digit.
+fn without_number_prefix(name: &str) -> &str {
+    let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &name[digits..];
+    match rest.strip_prefix(['-', '_', '.']) {
+        Some(after) if digits > 0 && after.bytes().next().is_some_and(|b| !b.is_ascii_digit()) => after,
+        _ => name,
+    }
+}
+
+/// True when `file` is the page a numbered tree serves at the route segment `last` only
+/// once its number prefix is dropped (`60-appendix/60-glossary.md` for `glossary`, the
+/// doc in a numbered tree).
+pub(super) fn served_without_number_prefix(doc: &str, last: &str, file: &str) -> bool {
+    let form = route_form(file);
+    let unnumbered = unnumbered_route_form(file);
+    let last_of = |f: &str| f.rsplit('/').next().unwrap_or(f).to_ascii_lowercase();
+    numbered_root(doc).is_some() && last_of(form) != last.to_ascii_lowercase() && last_of(&unnumbered) == last.to_ascii_lowercase()
+}
+
+/// A page's route form with every segment's number prefix dropped first, so that a
+/// numbered index page is its folder's (`docs/2.deploy/0.index.md` → `docs/deploy`).
+fn unnumbered_route_form(page: &str) -> String {
+    let unnumbered = page.split('/').map(without_number_prefix).collect::<Vec<_>>().join("/");
+    route_form(&unnumbered).to_string()
+}
+
+/// The folder holding a doc's numbered tree: the path above the first of its folders or
+/// its own name that carries a number prefix (`documentation/docs` for
+/// `documentation/docs/10-getting-started/10-introduction.md`); None when none does.
+fn numbered_root(doc: &str) -> Option<&str> {
+    let mut at = 0;
+    for part in doc.split('/') {
+        let stem = part.rsplit_once('.').map_or(part, |x| x.0);
+        if without_number_prefix(stem) != stem {
+            return Some(doc[..at].trim_end_matches('/'));
+        }
+        at += part.len() + 1;
+    }
+    None
+}
+
 /// Leading folders two paths share.
 fn shared_folders(a: &str, b: &str) -> usize {
     let (a, b) = (a.rsplit_once('/').map_or("", |x| x.0), b.rsplit_once('/').map_or("", |x| x.0));
@@ -252,6 +353,26 @@ mod tests {
         assert_eq!(dated_route("2017-04-13-1.0.0").as_deref(), Some("/2017/04/13/1.0.0"));
         assert_eq!(dated_route("blog/2023-11-13"), None, "a date and no name");
         assert_eq!(dated_route("docs/2023-notes"), None);
+    }
+
+    #[test]
+    fn number_prefixes() {
+        assert_eq!(without_number_prefix("10-introduction"), "introduction");
+        assert_eq!(without_number_prefix("02_guides"), "guides");
+        assert_eq!(without_number_prefix("3.advanced"), "advanced");
+        assert_eq!(without_number_prefix("2023-11-13-post"), "2023-11-13-post", "a date");
+        assert_eq!(without_number_prefix("1.0.0"), "1.0.0", "a version");
+        assert_eq!(without_number_prefix("42"), "42");
+        assert_eq!(without_number_prefix("v2-api"), "v2-api");
+        assert_eq!(numbered_root("documentation/docs/10-getting-started/10-introduction.md"), Some("documentation/docs"));
+        assert_eq!(numbered_root("docs/guide/01-start.md"), Some("docs/guide"));
+        assert_eq!(numbered_root("01-intro.md"), Some(""));
+        assert_eq!(numbered_root("docs/guide/start.md"), None);
+        assert_eq!(numbered_root("blog/2023-11-13-post.md"), None);
+        assert_eq!(unnumbered_route_form("docs/2.deploy/0.index.md"), "docs/deploy");
+        assert_eq!(unnumbered_route_form("docs/1.getting-started/18.upgrade.md"), "docs/getting-started/upgrade");
+        assert!(served_without_number_prefix("docs/1.guide/1.a.md", "deploy", "docs/2.deploy/0.index.md"));
+        assert!(!served_without_number_prefix("docs/1.guide/1.a.md", "upgrade", "docs/upgrade.md"));
     }
 
     #[test]

@@ -49,6 +49,10 @@ pub struct Session<'a> {
     /// Markdown pages by the last two and three segments of their route (built on the
     /// first rooted route no other rule resolves; see `routes.rs`).
     pub(super) route_tails: Option<Arc<HashMap<String, Vec<String>>>>,
+    /// Markdown pages by their name without number prefixes (`10-introduction.md` →
+    /// `introduction`; built on the first relative route no other rule resolves from a doc
+    /// in a numbered tree; see `routes.rs`).
+    pub(super) unnumbered_pages: Option<Arc<HashMap<String, Vec<String>>>>,
     /// Each file name of the tree with its one path (None when several files bear it),
     /// built on the first broken link to a missing file (see `links::suggested_dest`).
     pub(super) by_file_name: Option<Arc<HashMap<String, Option<String>>>>,
@@ -63,7 +67,7 @@ pub struct Session<'a> {
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), parsed: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None, by_file_name: None, near_miss_work: 0, swift_present: None }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), parsed: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None, unnumbered_pages: None, by_file_name: None, near_miss_work: 0, swift_present: None }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted
