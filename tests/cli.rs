@@ -867,6 +867,7 @@ fn routes_without_number_prefixes_and_their_sections() {
             "documentation/docs/10-getting-started/10-introduction.md:8 broken link: documentation/docs/10-getting-started/overview does not exist, nor a Markdown page a docs site would serve for it",
             "documentation/docs/10-getting-started/10-introduction.md:10 broken link: documentation/docs/60-appendix/60-glossary.md has no section `#SSR`; did you mean `../60-appendix/60-glossary.md#ssr`?",
             "documentation/docs/10-getting-started/10-introduction.md:13 broken link: /docs/4.x/api/glossary does not exist, nor a Markdown page a docs site would serve for it",
+            "documentation/docs/7.deploy/aws.md:4 broken link: /nothing does not exist, nor a Markdown page a docs site would serve for it",
         ]
     );
 }

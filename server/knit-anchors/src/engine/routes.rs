@@ -46,9 +46,10 @@ impl Session<'_> {
     ///    the folders, so `10-getting-started/10-introduction.md` links `glossary` for
     ///    `60-appendix/60-glossary.md`): the one page under the tree whose name, without
     ///    its number prefix, is the route's last segment, its folders naming the route's
-    ///    other segments; none among several. (A rooted route reaches such a page by its
-    ///    tail, step 5: Nuxt serves `docs/1.getting-started/18.upgrade.md` at
-    ///    `/docs/4.x/getting-started/upgrade`.)
+    ///    other segments; none among several. A rooted route reaches such a page by its
+    ///    tail (step 5: Nuxt serves `docs/1.getting-started/18.upgrade.md` at
+    ///    `/docs/4.x/getting-started/upgrade`), or, too short for one, by its path from a
+    ///    folder holding the doc (`/deploy` for `docs/2.deploy/0.index.md`).
     pub fn resolve_route(&mut self, doc: &str, dest: &str, route: &str, rooted: bool) -> Option<String> {
         if let Some(found) = page_candidates(doc, route, rooted).into_iter().find(|p| self.tree.exists(p)) {
             return Some(found);
@@ -68,9 +69,31 @@ impl Session<'_> {
             return self.docc_module(&raw);
         }
         if rooted {
-            return self.page_by_route_tail(doc, route);
+            return self.page_by_route_tail(doc, route).or_else(|| self.page_at_unnumbered_path(doc, route));
         }
         self.page_without_number_prefixes(doc, &raw)
+    }
+
+    /// Step 6 for a rooted route too short for a tail (`/deploy`): the page whose path
+    /// without number prefixes is the route from a folder holding the doc, the site's
+    /// root (nitro's `docs/2.deploy/0.index.md`, linked from `docs/3.config/0.index.md`).
+    fn page_at_unnumbered_path(&mut self, doc: &str, route: &str) -> Option<String> {
+        numbered_root(doc)?;
+        let route = route_form(route).trim_matches('/');
+        let last = route.rsplit('/').next().filter(|l| !l.is_empty())?;
+        let pages = self.unnumbered_pages();
+        let candidates = pages.get(last)?;
+        let mut folder = doc.rsplit_once('/').map_or("", |x| x.0);
+        loop {
+            let wanted = if folder.is_empty() { route.to_string() } else { format!("{folder}/{route}") };
+            if let Some(found) = candidates.iter().find(|p| unnumbered_route_form(p) == wanted) {
+                return Some(found.clone());
+            }
+            if folder.is_empty() {
+                return None;
+            }
+            folder = folder.rsplit_once('/').map_or("", |x| x.0);
+        }
     }
 
     /// Step 6 of [`Session::resolve_route`]; `raw` is the route as written.
@@ -318,8 +341,7 @@ fn unnumbered_route_form(page: &str) -> String {
 fn numbered_root(doc: &str) -> Option<&str> {
     let mut at = 0;
     for part in doc.split('/') {
-        let stem = part.rsplit_once('.').map_or(part, |x| x.0);
-        if without_number_prefix(stem) != stem {
+        if without_number_prefix(part) != part {
             return Some(doc[..at].trim_end_matches('/'));
         }
         at += part.len() + 1;
@@ -369,6 +391,7 @@ mod tests {
         assert_eq!(numbered_root("01-intro.md"), Some(""));
         assert_eq!(numbered_root("docs/guide/start.md"), None);
         assert_eq!(numbered_root("blog/2023-11-13-post.md"), None);
+        assert_eq!(numbered_root("docs/2.deploy/20.providers/aws.md"), Some("docs"), "a folder numbered with a dot");
         assert_eq!(unnumbered_route_form("docs/2.deploy/0.index.md"), "docs/deploy");
         assert_eq!(unnumbered_route_form("docs/1.getting-started/18.upgrade.md"), "docs/getting-started/upgrade");
         assert!(served_without_number_prefix("docs/1.guide/1.a.md", "deploy", "docs/2.deploy/0.index.md"));
