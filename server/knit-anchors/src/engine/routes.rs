@@ -86,7 +86,7 @@ impl Session<'_> {
         let mut folder = doc.rsplit_once('/').map_or("", |x| x.0);
         loop {
             let wanted = if folder.is_empty() { route.to_string() } else { format!("{folder}/{route}") };
-            if let Some(found) = candidates.iter().find(|p| unnumbered_route_form(p) == wanted) {
+            if let Some(found) = candidates.iter().find(|p| unnumbered_route_forms(p).contains(&wanted)) {
                 return Some(found.clone());
             }
             if folder.is_empty() {
@@ -121,8 +121,7 @@ impl Session<'_> {
             return p.clone();
         }
         let pages = pages_by(self.tree, |page| {
-            let form = unnumbered_route_form(page);
-            vec![form.rsplit('/').next().unwrap_or(&form).to_string()]
+            unnumbered_route_forms(page).iter().map(|form| form.rsplit('/').next().unwrap_or(form).to_string()).collect()
         });
         self.unnumbered_pages = Some(pages.clone());
         pages
@@ -158,7 +157,7 @@ impl Session<'_> {
         }
         let tails = pages_by(self.tree, |page| {
             let form = route_form(page).to_ascii_lowercase();
-            let unnumbered = Some(unnumbered_route_form(&page.to_ascii_lowercase())).filter(|u| *u != form);
+            let unnumbered = unnumbered_route_forms(&page.to_ascii_lowercase()).into_iter().filter(|u| *u != form);
             let mut keys = Vec::new();
             for form in std::iter::once(form.clone()).chain(dated_route(&form)).chain(unnumbered) {
                 let segments: Vec<&str> = form.split('/').filter(|s| !s.is_empty()).collect();
@@ -322,17 +321,20 @@ fn without_number_prefix(name: &str) -> &str {
 /// once its number prefix is dropped (`60-appendix/60-glossary.md` for `glossary`, the
 /// doc in a numbered tree).
 pub(super) fn served_without_number_prefix(doc: &str, last: &str, file: &str) -> bool {
-    let form = route_form(file);
-    let unnumbered = unnumbered_route_form(file);
+    let last = last.to_ascii_lowercase();
     let last_of = |f: &str| f.rsplit('/').next().unwrap_or(f).to_ascii_lowercase();
-    numbered_root(doc).is_some() && last_of(form) != last.to_ascii_lowercase() && last_of(&unnumbered) == last.to_ascii_lowercase()
+    numbered_root(doc).is_some() && last_of(route_form(file)) != last && unnumbered_route_forms(file).iter().any(|u| last_of(u) == last)
 }
 
 /// A page's route form with every segment's number prefix dropped first, so that a
-/// numbered index page is its folder's (`docs/2.deploy/0.index.md` → `docs/deploy`).
-fn unnumbered_route_form(page: &str) -> String {
+/// numbered index page is its folder's (`docs/2.deploy/0.index.md` → `docs/deploy`);
+/// and, when it holds a `$`, the same with `dollar` for it, as Nuxt Content's slugs
+/// spell it (`docs/4.api/3.utils/$fetch.md` at `…/api/utils/dollarfetch`).
+fn unnumbered_route_forms(page: &str) -> Vec<String> {
     let unnumbered = page.split('/').map(without_number_prefix).collect::<Vec<_>>().join("/");
-    route_form(&unnumbered).to_string()
+    let form = route_form(&unnumbered).to_string();
+    let spelled = form.contains('$').then(|| form.replace('$', "dollar"));
+    std::iter::once(form).chain(spelled).collect()
 }
 
 /// The folder holding a doc's numbered tree: the path above the first of its folders or
@@ -392,8 +394,9 @@ mod tests {
         assert_eq!(numbered_root("docs/guide/start.md"), None);
         assert_eq!(numbered_root("blog/2023-11-13-post.md"), None);
         assert_eq!(numbered_root("docs/2.deploy/20.providers/aws.md"), Some("docs"), "a folder numbered with a dot");
-        assert_eq!(unnumbered_route_form("docs/2.deploy/0.index.md"), "docs/deploy");
-        assert_eq!(unnumbered_route_form("docs/1.getting-started/18.upgrade.md"), "docs/getting-started/upgrade");
+        assert_eq!(unnumbered_route_forms("docs/2.deploy/0.index.md"), ["docs/deploy"]);
+        assert_eq!(unnumbered_route_forms("docs/1.getting-started/18.upgrade.md"), ["docs/getting-started/upgrade"]);
+        assert_eq!(unnumbered_route_forms("docs/4.api/3.utils/$fetch.md"), ["docs/api/utils/$fetch", "docs/api/utils/dollarfetch"]);
         assert!(served_without_number_prefix("docs/1.guide/1.a.md", "deploy", "docs/2.deploy/0.index.md"));
         assert!(!served_without_number_prefix("docs/1.guide/1.a.md", "upgrade", "docs/upgrade.md"));
     }
