@@ -591,10 +591,15 @@ fn html_ids(html: &str) -> Vec<String> {
 ///   Vue templates (`markdown.attrs: { leftDelimiter: '%{', rightDelimiter: '}%' }`:
 ///   pinia's translated docs head 45 pages' sections so). The pair is read from the text,
 ///   never from the site's configuration, which knit does not run; no other Markdown
-///   gives a heading this ending.
+///   gives a heading this ending;
+/// - `{/*id*/}`: an MDX comment holding the id alone, as react.dev (and each of its
+///   translations) writes every heading's (`## Reference {/*reference*/}`).
 ///
 /// (`{#id}` itself is CommonMark's heading attribute, which the parser reads.)
-const HEADING_ATTRIBUTE_BLOCKS: [(&str, &str); 2] = [("{:", "}"), ("%{", "}%")];
+const HEADING_ATTRIBUTE_BLOCKS: [(&str, &str); 3] = [("{:", "}"), ("%{", "}%"), (MDX_COMMENT_ID.0, MDX_COMMENT_ID.1)];
+
+/// The delimiters of react.dev's heading ids (see [`HEADING_ATTRIBUTE_BLOCKS`]).
+const MDX_COMMENT_ID: (&str, &str) = ("{/*", "*/}");
 
 /// A heading's trailing attribute block (see [`HEADING_ATTRIBUTE_BLOCKS`]) in `line`: the
 /// byte where it opens and its content.
@@ -631,7 +636,11 @@ fn strip_attribute_list(text: &str) -> &str {
 /// heading's source line.
 fn attribute_list_id(source: &str) -> Option<String> {
     let line = heading_line(source)?;
-    let (_, content) = heading_attribute_block(line)?;
+    let (at, content) = heading_attribute_block(line)?;
+    if line[at..].starts_with(MDX_COMMENT_ID.0) {
+        let id = content.trim();
+        return (!id.is_empty() && !id.contains(char::is_whitespace)).then(|| id.to_string());
+    }
     content.split_whitespace().find_map(|t| t.strip_prefix('#')).filter(|id| !id.is_empty()).map(str::to_string)
 }
 
@@ -902,6 +911,18 @@ mod tests {
         // heading keeps its slug, and GitHub's slug of the whole line reaches it too.
         let emoji = super::scan("## Options {🚀}\n");
         assert_eq!((emoji.headings[0].slug.as_str(), emoji.headings[0].aliases.clone()), ("options", vec!["options-".to_string()]));
+    }
+
+    #[test]
+    fn headings_named_by_react_dev_mdx_comments() {
+        // react.dev: every heading ends with its id in an MDX comment.
+        let src = "## Reference {/*reference*/}\n\n### `set` functions, like `setSomething(nextState)` {/*setstate*/}\n\n## Odd {/* two words */}\n";
+        let scan = scan(src);
+        let h: Vec<(&str, &str)> = scan.headings.iter().map(|h| (h.slug.as_str(), h.text.as_str())).collect();
+        assert_eq!(h[0], ("reference", "Reference"));
+        assert_eq!(h[1], ("setstate", "set functions, like setSomething(nextState)"));
+        assert!(scan.headings[1].aliases.contains(&"set-functions-like-setsomethingnextstate".to_string()), "{:?}", scan.headings[1].aliases);
+        assert_eq!(h[2].0, "odd", "a comment that is no id names nothing");
     }
 
     #[test]
