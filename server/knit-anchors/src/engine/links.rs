@@ -157,7 +157,13 @@ fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str)
     let (file, slug) = match classify(doc, dest) {
         Ok(Some(Target::Page { path: route, slug, rooted })) => {
             let fallback = || translation_fallback(doc, &route);
-            match session.resolve_route(doc, dest, &route, rooted).or_else(|| fallback().and_then(|r| session.resolve_route(doc, dest, &r, rooted))) {
+            // A rooted route may name an asset the site serves from its root
+            // (VitePress' `public/pure.html` at `/pure.html`).
+            let resolved = session
+                .resolve_route(doc, dest, &route, rooted)
+                .or_else(|| fallback().and_then(|r| session.resolve_route(doc, dest, &r, rooted)))
+                .or_else(|| site_asset(session, doc, dest, &route));
+            match resolved {
                 Some(file) => (file, slug),
                 None => {
                     let shown = if rooted { format!("/{route}") } else { route.clone() };
