@@ -544,6 +544,40 @@ fn attribute_list_ids(text: &str) -> Vec<String> {
     out
 }
 
+/// The MyST targets a page defines: `(name)=` on a line of its own, outside fenced code
+/// (MyST-Parser's labels, which `[text](name)` links to from any page).
+pub fn myst_targets(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fence: Option<(u8, usize)> = None;
+    for line in src.lines() {
+        let t = line.trim_start();
+        let run = |c: u8| t.bytes().take_while(|b| *b == c).count();
+        match fence {
+            Some((c, n)) => {
+                if run(c) >= n && t.trim_start_matches(c as char).trim().is_empty() {
+                    fence = None;
+                }
+                continue;
+            }
+            None => {
+                for c in [b'`', b'~'] {
+                    if run(c) >= 3 {
+                        fence = Some((c, run(c)));
+                    }
+                }
+                if fence.is_some() {
+                    continue;
+                }
+            }
+        }
+        let Some(name) = t.trim_end().strip_prefix('(').and_then(|r| r.strip_suffix(")=")) else { continue };
+        if !name.is_empty() && !name.contains(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
 /// The objects a page documents with mkdocstrings' `::: package.module` blocks: the page
 /// holds an anchor for each member it renders (`#package.module.Class`), which only the
 /// site's build knows. Their qualified names are the prefixes such fragments start with.
@@ -923,6 +957,12 @@ mod tests {
         assert_eq!(h[1], ("setstate", "set functions, like setSomething(nextState)"));
         assert!(scan.headings[1].aliases.contains(&"set-functions-like-setsomethingnextstate".to_string()), "{:?}", scan.headings[1].aliases);
         assert_eq!(h[2].0, "odd", "a comment that is no id names nothing");
+    }
+
+    #[test]
+    fn myst_targets_outside_code() {
+        let src = "(syntax/frontmatter)=\n# Frontmatter\n\n```md\n(not-a-target)=\n```\n\n  (indented_target)=  \nText (not)= here\n(two words)=\n~~~~\n(x)=\n~~~~\n(after-fence)=\n";
+        assert_eq!(myst_targets(src), ["syntax/frontmatter", "indented_target", "after-fence"]);
     }
 
     #[test]

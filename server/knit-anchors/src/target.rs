@@ -59,6 +59,10 @@ pub fn classify(doc: &str, dest: &str) -> Result<Option<Target>, TargetError> {
         None => (dest, None),
     };
     let raw_path = raw_path.split('?').next().unwrap_or("");
+    if raw_path.is_empty() {
+        // `?category=key1#tabs`: the doc's own page with a query, as `#tabs` is.
+        return Ok(None);
+    }
     let path_decoded = percent_decode_str(raw_path).decode_utf8_lossy().to_string();
     let fragment = raw_fragment.map(|f| percent_decode_str(f).decode_utf8_lossy().to_string());
     let path = join(doc, &path_decoded).ok_or(TargetError::Outside)?;
@@ -268,6 +272,8 @@ mod tests {
         assert_eq!(t.path(), "docs/Sources/My Lib/A.swift");
         assert_eq!(classify("docs/a.md", "../../etc/passwd"), Err(TargetError::Outside));
         assert_eq!(classify("a.md", "https://x.y/z"), Ok(None));
+        assert_eq!(classify("docs/tabs.md", "?category=key1#synchronised-tabs"), Ok(None), "the doc's own page, with a query");
+        assert_eq!(classify("docs/tabs.md", "?category=key1"), Ok(None));
         assert_eq!(classify("a.md", "file:///etc/passwd"), Err(TargetError::Outside));
         assert_eq!(classify("a.md", "#heading"), Ok(None));
         // rustdoc's intra-doc links (axum's included docs) name Rust items, not files.

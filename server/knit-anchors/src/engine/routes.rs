@@ -49,7 +49,10 @@ impl Session<'_> {
     ///    other segments; none among several. A rooted route reaches such a page by its
     ///    tail (step 5: Nuxt serves `docs/1.getting-started/18.upgrade.md` at
     ///    `/docs/4.x/getting-started/upgrade`), or, too short for one, by its path from a
-    ///    folder holding the doc (`/deploy` for `docs/2.deploy/0.index.md`).
+    ///    folder holding the doc (`/deploy` for `docs/2.deploy/0.index.md`);
+    /// 7. a relative route that is a MyST target, `(syntax/substitutions)=` on a line of
+    ///    its own in any page (MyST-Parser resolves `[text](syntax/substitutions)` to it,
+    ///    wherever the target is): the page that defines it.
     pub fn resolve_route(&mut self, doc: &str, dest: &str, route: &str, rooted: bool) -> Option<String> {
         if let Some(found) = page_candidates(doc, route, rooted).into_iter().find(|p| self.tree.exists(p)) {
             return Some(found);
@@ -71,7 +74,7 @@ impl Session<'_> {
         if rooted {
             return self.page_by_route_tail(doc, route).or_else(|| self.page_at_unnumbered_path(doc, route));
         }
-        self.page_without_number_prefixes(doc, &raw)
+        self.page_without_number_prefixes(doc, &raw).or_else(|| self.myst_targets().get(raw.trim()).cloned())
     }
 
     /// Step 6 for a rooted route too short for a tail (`/deploy`): the page whose path
@@ -188,17 +191,33 @@ impl Session<'_> {
         None
     }
 
-    /// Every Markdown page's front-matter slug (`slug: /faq` → `faq`), built once
-    /// per session. Pages the session already read are used as read; the others are read
-    /// outside the check's budget (which is for anchors) but bounded on their own: at most
-    /// [`MAX_SLUG_PAGES`] pages of at most [`MAX_SLUG_PAGE_BYTES`] each.
+    /// Every Markdown page's front-matter slug (`slug: /faq` → `faq`), built once per
+    /// session with the MyST targets (see [`Session::read_page_facts`]).
     fn front_matter_slugs(&mut self) -> Arc<HashMap<String, Vec<String>>> {
-        if let Some(s) = &self.slugs {
-            return s.clone();
+        if self.slugs.is_none() {
+            self.read_page_facts();
         }
+        self.slugs.clone().unwrap_or_default()
+    }
+
+    /// Every MyST target (`(syntax/substitutions)=` above a heading) with the page that
+    /// defines it, the first when several do; built with the front-matter slugs.
+    fn myst_targets(&mut self) -> Arc<HashMap<String, String>> {
+        if self.myst_targets.is_none() {
+            self.read_page_facts();
+        }
+        self.myst_targets.clone().unwrap_or_default()
+    }
+
+    /// Reads every Markdown page once for what routes need of its text: its front-matter
+    /// slug and its MyST targets. Pages the session already read are used as read; the
+    /// others are read outside the check's budget (which is for anchors) but bounded on
+    /// their own: at most [`MAX_SLUG_PAGES`] pages of at most [`MAX_SLUG_PAGE_BYTES`] each.
+    fn read_page_facts(&mut self) {
         let files = self.tree.files();
         let pages = files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES);
         let mut slugs: HashMap<String, Vec<String>> = HashMap::new();
+        let mut targets: HashMap<String, String> = HashMap::new();
         for page in pages {
             let text = match self.seen.get(page.as_str()) {
                 Some(Seen::Text(t)) => t.clone(),
@@ -208,13 +227,16 @@ impl Session<'_> {
                     Err(_) => continue,
                 },
             };
-            if let Some(slug) = front_matter_slug(strip_bom(&text)) {
+            let text = strip_bom(&text);
+            if let Some(slug) = front_matter_slug(text) {
                 slugs.entry(slug).or_default().push(page.clone());
             }
+            for target in crate::markdown::myst_targets(text) {
+                targets.entry(target).or_insert_with(|| page.clone());
+            }
         }
-        let slugs = Arc::new(slugs);
-        self.slugs = Some(slugs.clone());
-        slugs
+        self.slugs = Some(Arc::new(slugs));
+        self.myst_targets = Some(Arc::new(targets));
     }
 
     /// `Sources/<Module>` when the route's first segment is a module's name, any case.

@@ -46,6 +46,8 @@ pub struct Session<'a> {
     /// Docusaurus front-matter slugs of every Markdown page (built on the first route no
     /// file resolves).
     pub(super) slugs: Option<Arc<HashMap<String, Vec<String>>>>,
+    /// MyST targets (`(label)=`) with the page defining each, read with the slugs.
+    pub(super) myst_targets: Option<Arc<HashMap<String, String>>>,
     /// Markdown pages by the last two and three segments of their route (built on the
     /// first rooted route no other rule resolves; see `routes.rs`).
     pub(super) route_tails: Option<Arc<HashMap<String, Vec<String>>>>,
@@ -67,7 +69,7 @@ pub struct Session<'a> {
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), parsed: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, route_tails: None, unnumbered_pages: None, by_file_name: None, near_miss_work: 0, swift_present: None }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), parsed: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, myst_targets: None, route_tails: None, unnumbered_pages: None, by_file_name: None, near_miss_work: 0, swift_present: None }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted
