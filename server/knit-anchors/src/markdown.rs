@@ -436,8 +436,12 @@ impl SlugCounter {
 /// `text` without its MDC inline components (`:badge[v3.10]`, `:icon{name="x"}`, with
 /// their `[…]` content and `{…}` props), or None when it has none. A component starts
 /// a word: `:` then a letter, after a space or at the start.
-pub fn without_mdc_components(text: &str) -> Option<String> {
+fn without_mdc_components(text: &str) -> Option<String> {
     let b = text.as_bytes();
+    // A part is closed only before its delimiter's last occurrence: past it no search
+    // runs, so a line of a million unclosed `:a[` stays linear.
+    let last = |c: u8| b.iter().rposition(|x| *x == c);
+    let (last_bracket, last_brace) = (last(b']'), last(b'}'));
     let mut out = String::with_capacity(text.len());
     let (mut i, mut copied, mut found) = (0, 0, false);
     while i < b.len() {
@@ -448,8 +452,8 @@ pub fn without_mdc_components(text: &str) -> Option<String> {
                 j += 1;
             }
             let mut parts = 0;
-            for (open, close) in [(b'[', b']'), (b'{', b'}')] {
-                if b.get(j) == Some(&open) {
+            for (open, close, last_close) in [(b'[', b']', last_bracket), (b'{', b'}', last_brace)] {
+                if b.get(j) == Some(&open) && last_close.is_some_and(|l| l > j) {
                     match b[j..].iter().position(|c| *c == close) {
                         Some(end) => {
                             j += end + 1;

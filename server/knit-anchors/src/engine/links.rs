@@ -151,8 +151,9 @@ enum Lacking {
     SectionOfUnknownSlugger,
 }
 
-/// Why a plain link is broken, or None; with what it lacks. A docs-site route (`/guide/ui#setup`) counts when a site would serve a page for
-/// it (`Session::resolve_route`); its fragment is then checked in that page.
+/// Why a plain link is broken, or None; with what it lacks. A docs-site route
+/// (`/guide/ui#setup`) counts when a site would serve a page for it
+/// (`Session::resolve_route`); its fragment is then checked in that page.
 fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str) -> Option<(String, Lacking)> {
     let (file, slug) = match classify(doc, dest) {
         Ok(Some(Target::Page { path: route, slug, rooted })) => {

@@ -119,13 +119,14 @@ impl PageFragments {
     /// True when a site whose slugger knit does not read may serve `fragment` on this
     /// page: it names a heading, or a heading after its enclosing ones (svelte.dev's
     /// `#page-page.svelte` under `page`), in any case and punctuation (svelte.dev keeps
-    /// both: `#Vite's-built-in-handling`); or the page has no headings at all, so its
+    /// both: `#Vite's-built-in-handling`); or the page names nothing at all (no heading,
+    /// no HTML id), so its
     /// sections are made when the site is built, as they are on a page that expands API
     /// documentation (see [`PageFragments::expands_api`]).
     pub fn holds_loosely(&self, fragment: &str) -> bool {
         self.holds(fragment)
             || self.expands_api
-            || (self.loose.is_empty() && self.includes.is_empty() && self.api_prefixes.is_empty())
+            || (self.names.is_empty() && self.includes.is_empty() && self.api_prefixes.is_empty())
             || self.loose.contains(&loose_form(fragment))
     }
 
