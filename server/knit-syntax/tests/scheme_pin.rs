@@ -10,7 +10,7 @@ use knit_syntax::Lang;
 use std::path::{Path, PathBuf};
 
 const PINNED_VERSION: u32 = 28;
-const PINNED_DIGEST: &str = "6fc5e91410be8e5f";
+const PINNED_DIGEST: &str = "4038693a426b00b5";
 
 fn code_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)

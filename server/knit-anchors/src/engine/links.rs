@@ -67,12 +67,49 @@ pub fn scan_doc(doc: &str, src: &str) -> DocAnchors {
 /// What a site serves for the missing `file` that `dest` (written in `doc`) names, tried
 /// in this order: the English page a translated tree falls back to; a page named after
 /// the file (react-router's `entry.client.tsx.md`, fp-ts' `modules/Either.ts.md`, served
-/// at the file's name); an asset of the site's root (see [`site_asset`]).
-fn served_instead(session: &Session, doc: &str, dest: &str, file: &str) -> Option<String> {
+/// at the file's name); an asset of the site's root (see [`site_asset`]); a page of the
+/// docs' root (see [`from_content_root`]).
+fn served_instead(session: &mut Session, doc: &str, dest: &str, file: &str) -> Option<String> {
     if let Some(english) = translation_fallback(doc, file).filter(|e| session.tree.exists(e)) {
         return Some(english);
     }
-    [".md", ".mdx"].iter().map(|ext| format!("{file}{ext}")).find(|p| session.tree.exists(p)).or_else(|| site_asset(session, doc, dest, file))
+    [".md", ".mdx"]
+        .iter()
+        .map(|ext| format!("{file}{ext}"))
+        .find(|p| session.tree.exists(p))
+        .or_else(|| site_asset(session, doc, dest, file))
+        .or_else(|| from_content_root(session, doc, dest, file))
+}
+
+/// The Markdown page a Docusaurus site reads a bare relative link (`api/Store.md`, not
+/// `./…` or `../…`) from when the doc's folder lacks it: Docusaurus tries the doc's
+/// folder, then its docs' root, so `api/Store.md` in `docs/understanding/Glossary.md` is
+/// `docs/api/Store.md`. Looked for in each folder above the doc, nearest first, and only
+/// in a tree holding a `docusaurus.config.*`, whose name says which site reads it (knit
+/// never runs the configuration).
+fn from_content_root(session: &mut Session, doc: &str, dest: &str, file: &str) -> Option<String> {
+    let raw = dest.trim().split(['#', '?']).next().unwrap_or("");
+    let lower = file.to_ascii_lowercase();
+    if raw.starts_with(['.', '/']) || !(lower.ends_with(".md") || lower.ends_with(".mdx")) {
+        return None;
+    }
+    let raw = percent_encoding::percent_decode_str(raw).decode_utf8_lossy();
+    let tree = session.tree;
+    let docusaurus = *session
+        .docusaurus_present
+        .get_or_insert_with(|| tree.files().iter().any(|f| f.rsplit('/').next().is_some_and(|n| n.starts_with("docusaurus.config."))));
+    if !docusaurus {
+        return None;
+    }
+    let mut folder = doc.rsplit_once('/').map(|x| x.0)?;
+    while let Some((above, _)) = folder.rsplit_once('/') {
+        let candidate = format!("{above}/{raw}");
+        if session.tree.exists(&candidate) {
+            return Some(candidate);
+        }
+        folder = above;
+    }
+    Some(raw.to_string()).filter(|c| session.tree.exists(c))
 }
 
 /// The file a docs site serves at the root-relative `dest` from its assets folder:

@@ -29,7 +29,8 @@ impl Session<'_> {
     ///    at `/async/`, so its `../advanced/transports` is `docs/advanced/transports.md`;
     /// 3. a page whose front matter declares a `slug:` the route ends with (Docusaurus:
     ///    `slug: /faq` is served at `/docs/faq`, a blog post's `slug: intro-x` at
-    ///    `/blog/intro-x`), the one nearest the doc first;
+    ///    `/blog/intro-x`), the one nearest the doc first; or a page whose front-matter `id` Docusaurus serves in place of its file name
+    ///    (`docs/Configuration.md` with `id: configuration` at `docs/configuration`);
     /// 4. in a DocC catalogue (`X.docc/`), a relative route whose first segment names a
     ///    module (`./basiccontainers/uniquearray` → `Sources/BasicContainers/`): DocC
     ///    generates that page; only the module is checked;
@@ -65,7 +66,7 @@ impl Session<'_> {
                 return Some(found);
             }
         }
-        if let Some(found) = self.page_with_slug(doc, route) {
+        if let Some(found) = self.page_with_slug(doc, route).or_else(|| self.page_with_id(doc, route, rooted)) {
             return Some(found);
         }
         if !rooted && doc.contains(".docc/") {
@@ -218,6 +219,7 @@ impl Session<'_> {
         let pages = files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES);
         let mut slugs: HashMap<String, Vec<String>> = HashMap::new();
         let mut targets: HashMap<String, String> = HashMap::new();
+        let mut ids: HashMap<String, String> = HashMap::new();
         for page in pages {
             let text = match self.seen.get(page.as_str()) {
                 Some(Seen::Text(t)) => t.clone(),
@@ -231,12 +233,54 @@ impl Session<'_> {
             if let Some(slug) = front_matter_slug(text) {
                 slugs.entry(slug).or_default().push(page.clone());
             }
+            // Docusaurus serves a doc under its front-matter `id` in place of its file name.
+            if let Some(id) = front_matter_value(text, "id").filter(|id| !id.is_empty() && !id.contains('/')) {
+                let folder = page.rsplit_once('/').map_or("", |x| x.0);
+                let route = if folder.is_empty() { id.to_string() } else { format!("{folder}/{id}") };
+                ids.entry(route).or_insert_with(|| page.clone());
+            }
             for target in crate::markdown::myst_targets(text) {
                 targets.entry(target).or_insert_with(|| page.clone());
             }
         }
         self.slugs = Some(Arc::new(slugs));
         self.myst_targets = Some(Arc::new(targets));
+        self.doc_ids = Some(Arc::new(ids));
+    }
+
+    /// Every Markdown page with a front-matter `id` by the route that id gives it, its
+    /// folder's path and the id (`docs/configuration` for `docs/Configuration.md` with
+    /// `id: configuration`); built with the front-matter slugs.
+    fn doc_ids(&mut self) -> Arc<HashMap<String, String>> {
+        if self.doc_ids.is_none() {
+            self.read_page_facts();
+        }
+        self.doc_ids.clone().unwrap_or_default()
+    }
+
+    /// Step 3b of [`Session::resolve_route`]: the page whose front-matter `id` names the
+    /// route's last segment in the folder the route names (a rooted route also from each
+    /// folder holding the doc, a site's root).
+    fn page_with_id(&mut self, doc: &str, route: &str, rooted: bool) -> Option<String> {
+        let ids = self.doc_ids();
+        if ids.is_empty() {
+            return None;
+        }
+        let route = route.trim_matches('/');
+        if let Some(found) = ids.get(route) {
+            return Some(found.clone());
+        }
+        if !rooted {
+            return None;
+        }
+        let mut folder = doc.rsplit_once('/').map_or("", |x| x.0);
+        while !folder.is_empty() {
+            if let Some(found) = ids.get(&format!("{folder}/{route}")) {
+                return Some(found.clone());
+            }
+            folder = folder.rsplit_once('/').map_or("", |x| x.0);
+        }
+        None
     }
 
     /// `Sources/<Module>` when the route's first segment is a module's name, any case.
@@ -275,6 +319,15 @@ fn raw_path(dest: &str) -> String {
 
 /// The `slug:` in a page's YAML front matter, without its slashes.
 fn front_matter_slug(text: &str) -> Option<String> {
+    // Absolute (`/faq`: from the docs' base route) or relative to the page's folder route
+    // (a blog post's `introducing-x`): either way the route ends with it.
+    let slug = front_matter_value(text, "slug")?;
+    let slug = slug.trim_matches('/');
+    (!slug.is_empty()).then(|| slug.to_string())
+}
+
+/// The value of `key:` in a page's YAML front matter, unquoted.
+fn front_matter_value<'t>(text: &'t str, key: &str) -> Option<&'t str> {
     let mut end = FRONT_MATTER_BYTES.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -288,13 +341,8 @@ fn front_matter_slug(text: &str) -> Option<String> {
         if line.trim_end() == "---" {
             break;
         }
-        if let Some(value) = line.strip_prefix("slug:") {
-            let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
-            // Absolute (`/faq`: from the docs' base route) or relative to the page's
-            // folder route (a blog post's `introducing-x`): either way the route ends
-            // with it.
-            let slug = value.trim_matches('/');
-            return (!slug.is_empty()).then(|| slug.to_string());
+        if let Some(value) = line.strip_prefix(key).and_then(|rest| rest.strip_prefix(':')) {
+            return Some(value.trim().trim_matches(|c| c == '"' || c == '\''));
         }
     }
     None

@@ -48,6 +48,9 @@ pub struct Session<'a> {
     pub(super) slugs: Option<Arc<HashMap<String, Vec<String>>>>,
     /// MyST targets (`(label)=`) with the page defining each, read with the slugs.
     pub(super) myst_targets: Option<Arc<HashMap<String, String>>>,
+    /// Docusaurus doc ids (front matter `id:`) by the route each gives its page, read with
+    /// the slugs.
+    pub(super) doc_ids: Option<Arc<HashMap<String, String>>>,
     /// Markdown pages by the last two and three segments of their route (built on the
     /// first rooted route no other rule resolves; see `routes.rs`).
     pub(super) route_tails: Option<Arc<HashMap<String, Vec<String>>>>,
@@ -65,11 +68,14 @@ pub struct Session<'a> {
     /// Whether the tree has Swift files (what DocC links name), once asked (see
     /// `symbol_links.rs`).
     pub(super) swift_present: Option<bool>,
+    /// Whether the tree holds a `docusaurus.config.*` (see `links::from_content_root`),
+    /// once asked.
+    pub(super) docusaurus_present: Option<bool>,
 }
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), parsed: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, myst_targets: None, route_tails: None, unnumbered_pages: None, by_file_name: None, near_miss_work: 0, swift_present: None }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), parsed: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, myst_targets: None, doc_ids: None, route_tails: None, unnumbered_pages: None, by_file_name: None, near_miss_work: 0, swift_present: None, docusaurus_present: None }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted
