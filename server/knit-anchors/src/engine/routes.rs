@@ -124,9 +124,9 @@ impl Session<'_> {
         if let Some(p) = &self.unnumbered_pages {
             return p.clone();
         }
-        let pages = pages_by(self.tree, |page| {
+        let pages = Arc::new(pages_by(self.tree, |page| {
             unnumbered_route_forms(page).iter().map(|form| form.rsplit('/').next().unwrap_or(form).to_string()).collect()
-        });
+        }));
         self.unnumbered_pages = Some(pages.clone());
         pages
     }
@@ -154,25 +154,30 @@ impl Session<'_> {
     /// segments of its route, lowercased: `docs/router/guide/preloading.md` under
     /// `guide/preloading` and `router/guide/preloading`; a numbered page also without its
     /// segments' number prefixes (`docs/1.getting-started/18.upgrade.md` under
-    /// `getting-started/upgrade`). Built once per session from the file list alone.
+    /// `getting-started/upgrade`), and a Docusaurus doc also by its front-matter id's
+    /// route. Built once per session from the file list and the ids.
     fn route_tails(&mut self) -> Arc<HashMap<String, Vec<String>>> {
         if let Some(t) = &self.route_tails {
             return t.clone();
         }
-        let tails = pages_by(self.tree, |page| {
+        let mut tails = pages_by(self.tree, |page| {
             let form = route_form(page).to_ascii_lowercase();
             let unnumbered = unnumbered_route_forms(&page.to_ascii_lowercase()).into_iter().filter(|u| *u != form);
-            let mut keys = Vec::new();
-            for form in std::iter::once(form.clone()).chain(dated_route(&form)).chain(unnumbered) {
-                let segments: Vec<&str> = form.split('/').filter(|s| !s.is_empty()).collect();
-                for take in [2, 3] {
-                    if take <= segments.len() {
-                        keys.push(segments[segments.len() - take..].join("/"));
-                    }
+            let forms: Vec<String> = std::iter::once(form.clone()).chain(dated_route(&form)).chain(unnumbered).collect();
+            forms.iter().flat_map(|f| last_segments(f)).collect()
+        });
+        // A Docusaurus doc's route by its front-matter id (`docs/users/configs` for
+        // `docs/users/Shared_Configurations.mdx`, `id: configs`). The ids were read at
+        // step 3, which every route passes before this one.
+        for (route, page) in self.doc_ids.clone().unwrap_or_default().iter() {
+            for tail in last_segments(&route.to_ascii_lowercase()) {
+                let pages = tails.entry(tail).or_default();
+                if !pages.contains(page) {
+                    pages.push(page.clone());
                 }
             }
-            keys
-        });
+        }
+        let tails = Arc::new(tails);
         self.route_tails = Some(tails.clone());
         tails
     }
@@ -295,9 +300,16 @@ impl Session<'_> {
     }
 }
 
+/// The last two and the last three segments of a route form, the keys of
+/// [`Session::route_tails`].
+fn last_segments(form: &str) -> Vec<String> {
+    let segments: Vec<&str> = form.split('/').filter(|s| !s.is_empty()).collect();
+    [2, 3].iter().filter(|take| **take <= segments.len()).map(|take| segments[segments.len() - take..].join("/")).collect()
+}
+
 /// Every Markdown page of `tree` (at most [`MAX_SLUG_PAGES`]) under each key `keys`
 /// gives it, once per key.
-fn pages_by(tree: &dyn SourceTree, keys: impl Fn(&str) -> Vec<String>) -> Arc<HashMap<String, Vec<String>>> {
+fn pages_by(tree: &dyn SourceTree, keys: impl Fn(&str) -> Vec<String>) -> HashMap<String, Vec<String>> {
     let mut map: HashMap<String, Vec<String>> = HashMap::new();
     let files = tree.files();
     for page in files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES) {
@@ -308,7 +320,7 @@ fn pages_by(tree: &dyn SourceTree, keys: impl Fn(&str) -> Vec<String>) -> Arc<Ha
             }
         }
     }
-    Arc::new(map)
+    map
 }
 
 /// The destination's path as written, percent-decoded, without fragment and query.
