@@ -122,6 +122,19 @@ pub fn is_page_route(raw_path: &str) -> bool {
     last.is_empty() || lower.ends_with(".html") || lower.ends_with(".htm") || extension.is_none() || versioned
 }
 
+/// The folders holding `path`, nearest first, the workspace root (`""`) last:
+/// `docs/api/a.md` → `docs/api`, `docs`, `""`. The folders a docs site's root may be.
+pub fn folders_holding(path: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while let Some((parent, _)) = rest.rsplit_once('/') {
+        out.push(parent);
+        rest = parent;
+    }
+    out.push("");
+    out
+}
+
 /// The workspace files a docs site could serve for the page route `path` (as
 /// [`classify`] joined it) written in `doc`, in the order they are tried: a Markdown
 /// path only as itself; an `.html` path as itself, then its Markdown source; any other
@@ -134,15 +147,9 @@ pub fn is_page_route(raw_path: &str) -> bool {
 pub fn page_candidates(doc: &str, path: &str, rooted: bool) -> Vec<String> {
     let mut roots: Vec<String> = vec![String::new()];
     if rooted {
-        let mut dir = doc;
-        let mut ancestors = Vec::new();
-        while let Some((parent, _)) = dir.rsplit_once('/') {
-            ancestors.push(parent.to_string());
-            dir = parent;
-        }
         // Outermost first after the workspace root: `docs/` before `docs/api/`, as sites
         // put their root at the top of the docs tree.
-        roots.extend(ancestors.into_iter().rev());
+        roots.extend(folders_holding(doc).into_iter().rev().skip(1).map(str::to_string));
     }
     let mut out = Vec::new();
     for root in &roots {
@@ -274,6 +281,8 @@ mod tests {
         assert_eq!(classify("a.md", "https://x.y/z"), Ok(None));
         assert_eq!(classify("docs/tabs.md", "?category=key1#synchronised-tabs"), Ok(None), "the doc's own page, with a query");
         assert_eq!(classify("docs/tabs.md", "?category=key1"), Ok(None));
+        assert_eq!(folders_holding("docs/api/a.md"), ["docs/api", "docs", ""]);
+        assert_eq!(folders_holding("a.md"), [""]);
         assert_eq!(classify("a.md", "file:///etc/passwd"), Err(TargetError::Outside));
         assert_eq!(classify("a.md", "#heading"), Ok(None));
         // rustdoc's intra-doc links (axum's included docs) name Rust items, not files.

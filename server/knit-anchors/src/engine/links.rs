@@ -7,7 +7,8 @@ use super::session::Session;
 use crate::baseline::{baseline_in_title, Baseline};
 use crate::markdown;
 use crate::model::*;
-use crate::target::{classify, page_candidates, relative_dest, Target};
+use super::routes::raw_path;
+use crate::target::{classify, folders_holding, page_candidates, relative_dest, Target};
 use knit_syntax::fragment::exact_fragment;
 use knit_syntax::similarity::edit_distance_within;
 use knit_syntax::Declaration;
@@ -88,12 +89,10 @@ fn served_instead(session: &mut Session, doc: &str, dest: &str, file: &str) -> O
 /// in a tree holding a `docusaurus.config.*`, whose name says which site reads it (knit
 /// never runs the configuration).
 fn from_content_root(session: &mut Session, doc: &str, dest: &str, file: &str) -> Option<String> {
-    let raw = dest.trim().split(['#', '?']).next().unwrap_or("");
-    let lower = file.to_ascii_lowercase();
-    if raw.starts_with(['.', '/']) || !(lower.ends_with(".md") || lower.ends_with(".mdx")) {
+    let raw = raw_path(dest);
+    if raw.starts_with(['.', '/']) || !crate::target::is_markdown(&file.to_ascii_lowercase()) {
         return None;
     }
-    let raw = percent_encoding::percent_decode_str(raw).decode_utf8_lossy();
     let tree = session.tree;
     let docusaurus = *session
         .docusaurus_present
@@ -101,15 +100,12 @@ fn from_content_root(session: &mut Session, doc: &str, dest: &str, file: &str) -
     if !docusaurus {
         return None;
     }
-    let mut folder = doc.rsplit_once('/').map(|x| x.0)?;
-    while let Some((above, _)) = folder.rsplit_once('/') {
-        let candidate = format!("{above}/{raw}");
-        if session.tree.exists(&candidate) {
-            return Some(candidate);
-        }
-        folder = above;
-    }
-    Some(raw.to_string()).filter(|c| session.tree.exists(c))
+    // The doc's own folder was tried first (the link as written).
+    folders_holding(doc)
+        .into_iter()
+        .skip(1)
+        .map(|above| if above.is_empty() { raw.clone() } else { format!("{above}/{raw}") })
+        .find(|candidate| session.tree.exists(candidate))
 }
 
 /// The file a docs site serves at the root-relative `dest` from its assets folder:
@@ -120,19 +116,12 @@ fn site_asset(session: &Session, doc: &str, dest: &str, file: &str) -> Option<St
     if !dest.trim_start().starts_with('/') {
         return None;
     }
-    let mut folder = doc.rsplit_once('/').map_or("", |x| x.0);
-    loop {
-        for assets in ["static", "public"] {
+    folders_holding(doc).into_iter().find_map(|folder| {
+        ["static", "public"].iter().find_map(|assets| {
             let candidate = if folder.is_empty() { format!("{assets}/{file}") } else { format!("{folder}/{assets}/{file}") };
-            if session.tree.exists(&candidate) {
-                return Some(candidate);
-            }
-        }
-        if folder.is_empty() {
-            return None;
-        }
-        folder = folder.rsplit_once('/').map_or("", |x| x.0);
-    }
+            session.tree.exists(&candidate).then_some(candidate)
+        })
+    })
 }
 
 /// Source files of languages knit reads no declarations of, by extension: a fragment into
@@ -226,10 +215,13 @@ fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str)
     let lower = file.to_ascii_lowercase();
     if let Some(slug) = slug.filter(|_| crate::target::is_markdown(&lower)) {
         // A site that serves pages without their number prefixes (svelte.dev) names its
-        // sections its own way: the section is looked for loosely, and a missing one gets
-        // no suggestion.
-        let loosely = unnumbered_route(doc, dest, &file);
-        if !page_has_fragment(session, &file, &slug, loosely) {
+        // sections its own way: a section missing by GitHub's names is looked for loosely,
+        // and a missing one gets no suggestion.
+        if !page_has_fragment(session, &file, &slug, false) {
+            let loosely = unnumbered_route(doc, dest, &file);
+            if loosely && page_has_fragment(session, &file, &slug, true) {
+                return None;
+            }
             let lacking = if loosely { Lacking::SectionOfUnknownSlugger } else { Lacking::Section { page: file.clone() } };
             return Some((format!("broken link: {file} has no section `#{slug}`"), lacking));
         }
@@ -240,7 +232,8 @@ fn broken_link_message(session: &mut Session, doc: &str, dest: &str, path: &str)
 /// True when the route `dest` reached `file` by the name it has without its number
 /// prefix (`glossary` for `60-appendix/60-glossary.md`).
 fn unnumbered_route(doc: &str, dest: &str, file: &str) -> bool {
-    let route = dest.trim().split(['#', '?']).next().unwrap_or("").trim_end_matches('/');
+    let raw = raw_path(dest);
+    let route = raw.trim_end_matches('/');
     let last = route.rsplit('/').next().unwrap_or(route);
     !last.is_empty() && super::routes::served_without_number_prefix(doc, last, file)
 }
@@ -409,8 +402,9 @@ fn generated_note(session: &Session, path: &str) -> String {
 const MAX_INCLUDED_PAGES: usize = 16;
 
 /// True when the Markdown page `file` (or a page it includes with VitePress's
-/// `<!--@include: …-->`, which renders its headings in place) holds `fragment`. An
-/// unreadable page is given the benefit of the doubt: its problem is not this link's.
+/// `<!--@include: …-->`, which renders its headings in place) holds `fragment`, by its
+/// ids, or `loosely` (see `PageFragments::holds_loosely`). An unreadable page is given
+/// the benefit of the doubt: its problem is not this link's.
 fn page_has_fragment(session: &mut Session, file: &str, fragment: &str, loosely: bool) -> bool {
     let mut queue = vec![file.to_string()];
     let mut seen: Vec<String> = Vec::new();
@@ -425,7 +419,7 @@ fn page_has_fragment(session: &mut Session, file: &str, fragment: &str, loosely:
             }
             continue;
         };
-        if fragments.holds(fragment) || (loosely && fragments.holds_loosely(fragment)) {
+        if if loosely { fragments.holds_loosely(fragment) } else { fragments.holds(fragment) } {
             return true;
         }
         queue.extend(fragments.includes.iter().cloned());

@@ -8,7 +8,7 @@
 
 use super::session::{Seen, Session};
 use super::strip_bom;
-use crate::target::{directory_url_base, is_markdown, join, page_candidates};
+use crate::target::{directory_url_base, folders_holding, is_markdown, join, page_candidates};
 use percent_encoding::percent_decode_str;
 use crate::source::SourceTree;
 use std::collections::HashMap;
@@ -75,7 +75,7 @@ impl Session<'_> {
         if rooted {
             return self.page_by_route_tail(doc, route).or_else(|| self.page_at_unnumbered_path(doc, route));
         }
-        self.page_without_number_prefixes(doc, &raw).or_else(|| self.myst_targets().get(raw.trim()).cloned())
+        self.page_without_number_prefixes(doc, &raw).or_else(|| self.page_facts().myst_targets.get(raw.trim()).cloned())
     }
 
     /// Step 6 for a rooted route too short for a tail (`/deploy`): the page whose path
@@ -86,18 +86,11 @@ impl Session<'_> {
         let route = route_form(route).trim_matches('/');
         let last = route.rsplit('/').next().filter(|l| !l.is_empty())?;
         let pages = self.unnumbered_pages();
-        let candidates = pages.get(last)?;
-        let mut folder = doc.rsplit_once('/').map_or("", |x| x.0);
-        loop {
+        let candidates: Vec<(&String, Vec<String>)> = pages.get(last)?.iter().map(|p| (p, unnumbered_route_forms(p))).collect();
+        folders_holding(doc).into_iter().find_map(|folder| {
             let wanted = if folder.is_empty() { route.to_string() } else { format!("{folder}/{route}") };
-            if let Some(found) = candidates.iter().find(|p| unnumbered_route_forms(p).contains(&wanted)) {
-                return Some(found.clone());
-            }
-            if folder.is_empty() {
-                return None;
-            }
-            folder = folder.rsplit_once('/').map_or("", |x| x.0);
-        }
+            candidates.iter().find(|(_, forms)| forms.contains(&wanted)).map(|(p, _)| (*p).clone())
+        })
     }
 
     /// Step 6 of [`Session::resolve_route`]; `raw` is the route as written.
@@ -167,9 +160,8 @@ impl Session<'_> {
             forms.iter().flat_map(|f| last_segments(f)).collect()
         });
         // A Docusaurus doc's route by its front-matter id (`docs/users/configs` for
-        // `docs/users/Shared_Configurations.mdx`, `id: configs`). The ids were read at
-        // step 3, which every route passes before this one.
-        for (route, page) in self.doc_ids.clone().unwrap_or_default().iter() {
+        // `docs/users/Shared_Configurations.mdx`, `id: configs`).
+        for (route, page) in self.page_facts().doc_ids.iter() {
             for tail in last_segments(&route.to_ascii_lowercase()) {
                 let pages = tails.entry(tail).or_default();
                 if !pages.contains(page) {
@@ -186,7 +178,8 @@ impl Session<'_> {
     /// segments; among pages declaring it, the one sharing the most folders with `doc`
     /// (versioned docs repeat their slugs).
     fn page_with_slug(&mut self, doc: &str, route: &str) -> Option<String> {
-        let slugs = self.front_matter_slugs();
+        let facts = self.page_facts();
+        let slugs = &facts.slugs;
         let segments: Vec<&str> = route.split('/').filter(|s| !s.is_empty()).collect();
         for take in (1..=segments.len()).rev() {
             let suffix = segments[segments.len() - take..].join("/");
@@ -197,35 +190,24 @@ impl Session<'_> {
         None
     }
 
-    /// Every Markdown page's front-matter slug (`slug: /faq` → `faq`), built once per
-    /// session with the MyST targets (see [`Session::read_page_facts`]).
-    fn front_matter_slugs(&mut self) -> Arc<HashMap<String, Vec<String>>> {
-        if self.slugs.is_none() {
-            self.read_page_facts();
+    /// What routes read of every Markdown page's text (see [`PageFacts`]), once per
+    /// session. Pages the session already read are used as read; the others are read
+    /// outside the check's budget (which is for anchors) but bounded on their own: at most
+    /// [`MAX_SLUG_PAGES`] pages of at most [`MAX_SLUG_PAGE_BYTES`] each.
+    fn page_facts(&mut self) -> Arc<PageFacts> {
+        if let Some(f) = &self.page_facts {
+            return f.clone();
         }
-        self.slugs.clone().unwrap_or_default()
+        let facts = Arc::new(self.read_page_facts());
+        self.page_facts = Some(facts.clone());
+        facts
     }
 
-    /// Every MyST target (`(syntax/substitutions)=` above a heading) with the page that
-    /// defines it, the first when several do; built with the front-matter slugs.
-    fn myst_targets(&mut self) -> Arc<HashMap<String, String>> {
-        if self.myst_targets.is_none() {
-            self.read_page_facts();
-        }
-        self.myst_targets.clone().unwrap_or_default()
-    }
-
-    /// Reads every Markdown page once for what routes need of its text: its front-matter
-    /// slug and its MyST targets. Pages the session already read are used as read; the
-    /// others are read outside the check's budget (which is for anchors) but bounded on
-    /// their own: at most [`MAX_SLUG_PAGES`] pages of at most [`MAX_SLUG_PAGE_BYTES`] each.
-    fn read_page_facts(&mut self) {
+    /// One read of every Markdown page for [`PageFacts`].
+    fn read_page_facts(&self) -> PageFacts {
+        let mut facts = PageFacts::default();
         let files = self.tree.files();
-        let pages = files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES);
-        let mut slugs: HashMap<String, Vec<String>> = HashMap::new();
-        let mut targets: HashMap<String, String> = HashMap::new();
-        let mut ids: HashMap<String, String> = HashMap::new();
-        for page in pages {
+        for page in files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES) {
             let text = match self.seen.get(page.as_str()) {
                 Some(Seen::Text(t)) => t.clone(),
                 Some(_) => continue,
@@ -236,56 +218,34 @@ impl Session<'_> {
             };
             let text = strip_bom(&text);
             if let Some(slug) = front_matter_slug(text) {
-                slugs.entry(slug).or_default().push(page.clone());
+                facts.slugs.entry(slug).or_default().push(page.clone());
             }
             // Docusaurus serves a doc under its front-matter `id` in place of its file name.
             if let Some(id) = front_matter_value(text, "id").filter(|id| !id.is_empty() && !id.contains('/')) {
                 let folder = page.rsplit_once('/').map_or("", |x| x.0);
                 let route = if folder.is_empty() { id.to_string() } else { format!("{folder}/{id}") };
-                ids.entry(route).or_insert_with(|| page.clone());
+                facts.doc_ids.entry(route).or_insert_with(|| page.clone());
             }
             for target in crate::markdown::myst_targets(text) {
-                targets.entry(target).or_insert_with(|| page.clone());
+                facts.myst_targets.entry(target).or_insert_with(|| page.clone());
             }
         }
-        self.slugs = Some(Arc::new(slugs));
-        self.myst_targets = Some(Arc::new(targets));
-        self.doc_ids = Some(Arc::new(ids));
-    }
-
-    /// Every Markdown page with a front-matter `id` by the route that id gives it, its
-    /// folder's path and the id (`docs/configuration` for `docs/Configuration.md` with
-    /// `id: configuration`); built with the front-matter slugs.
-    fn doc_ids(&mut self) -> Arc<HashMap<String, String>> {
-        if self.doc_ids.is_none() {
-            self.read_page_facts();
-        }
-        self.doc_ids.clone().unwrap_or_default()
+        facts
     }
 
     /// Step 3b of [`Session::resolve_route`]: the page whose front-matter `id` names the
     /// route's last segment in the folder the route names (a rooted route also from each
     /// folder holding the doc, a site's root).
     fn page_with_id(&mut self, doc: &str, route: &str, rooted: bool) -> Option<String> {
-        let ids = self.doc_ids();
-        if ids.is_empty() {
-            return None;
-        }
+        let facts = self.page_facts();
         let route = route.trim_matches('/');
-        if let Some(found) = ids.get(route) {
+        if let Some(found) = facts.doc_ids.get(route) {
             return Some(found.clone());
         }
-        if !rooted {
+        if !rooted || facts.doc_ids.is_empty() {
             return None;
         }
-        let mut folder = doc.rsplit_once('/').map_or("", |x| x.0);
-        while !folder.is_empty() {
-            if let Some(found) = ids.get(&format!("{folder}/{route}")) {
-                return Some(found.clone());
-            }
-            folder = folder.rsplit_once('/').map_or("", |x| x.0);
-        }
-        None
+        folders_holding(doc).into_iter().filter(|f| !f.is_empty()).find_map(|folder| facts.doc_ids.get(&format!("{folder}/{route}")).cloned())
     }
 
     /// `Sources/<Module>` when the route's first segment is a module's name, any case.
@@ -298,6 +258,20 @@ impl Session<'_> {
             (module.to_ascii_lowercase() == first).then(|| format!("Sources/{module}"))
         })
     }
+}
+
+/// What routes read of every Markdown page's text, in one pass over the pages (see
+/// [`Session::page_facts`]).
+#[derive(Default)]
+pub(super) struct PageFacts {
+    /// Pages by their front-matter `slug` (`slug: /faq` → `faq`).
+    slugs: HashMap<String, Vec<String>>,
+    /// Docusaurus doc ids by the route each gives its page: its folder's path and the id
+    /// (`docs/configuration` for `docs/Configuration.md` with `id: configuration`).
+    doc_ids: HashMap<String, String>,
+    /// MyST targets (`(syntax/substitutions)=`) with the page defining each, the first
+    /// when several do.
+    myst_targets: HashMap<String, String>,
 }
 
 /// The last two and the last three segments of a route form, the keys of
@@ -324,7 +298,7 @@ fn pages_by(tree: &dyn SourceTree, keys: impl Fn(&str) -> Vec<String>) -> HashMa
 }
 
 /// The destination's path as written, percent-decoded, without fragment and query.
-fn raw_path(dest: &str) -> String {
+pub(super) fn raw_path(dest: &str) -> String {
     let path = dest.trim().split('#').next().unwrap_or("").split('?').next().unwrap_or("");
     percent_decode_str(path).decode_utf8_lossy().to_string()
 }

@@ -43,14 +43,9 @@ pub struct Session<'a> {
     /// What each Markdown page a link's `#fragment` was looked for in names (scanned once
     /// per session, however many links point into it).
     pub(super) fragments: HashMap<String, Arc<super::sections::PageFragments>>,
-    /// Docusaurus front-matter slugs of every Markdown page (built on the first route no
-    /// file resolves).
-    pub(super) slugs: Option<Arc<HashMap<String, Vec<String>>>>,
-    /// MyST targets (`(label)=`) with the page defining each, read with the slugs.
-    pub(super) myst_targets: Option<Arc<HashMap<String, String>>>,
-    /// Docusaurus doc ids (front matter `id:`) by the route each gives its page, read with
-    /// the slugs.
-    pub(super) doc_ids: Option<Arc<HashMap<String, String>>>,
+    /// Front-matter slugs and ids and MyST targets of every Markdown page (read on the
+    /// first route no file resolves; see `routes.rs`).
+    pub(super) page_facts: Option<Arc<super::routes::PageFacts>>,
     /// Markdown pages by the last two and three segments of their route (built on the
     /// first rooted route no other rule resolves; see `routes.rs`).
     pub(super) route_tails: Option<Arc<HashMap<String, Vec<String>>>>,
@@ -75,7 +70,7 @@ pub struct Session<'a> {
 
 impl<'a> Session<'a> {
     pub fn new(tree: &'a dyn SourceTree, cache: &'a DeclCache, cfg: CheckConfig) -> Self {
-        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), parsed: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), slugs: None, myst_targets: None, doc_ids: None, route_tails: None, unnumbered_pages: None, by_file_name: None, near_miss_work: 0, swift_present: None, docusaurus_present: None }
+        Session { tree, cache, budget: Budget::new(cfg), seen: HashMap::new(), parsed: HashMap::new(), repo: None, legacy: HashMap::new(), fragments: HashMap::new(), page_facts: None, route_tails: None, unnumbered_pages: None, by_file_name: None, near_miss_work: 0, swift_present: None, docusaurus_present: None }
     }
 
     /// Reads and parses many files in parallel (the cheap pass of a check: every hinted
