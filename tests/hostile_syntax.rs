@@ -247,8 +247,8 @@ fn a_megabyte_of_tiny_declarations_stops_at_the_declaration_budget() {
 #[test]
 fn the_check_deadline_cuts_a_parse_short_inside_the_file() {
     // tree-sitter-typescript recovers from stray `}` lines slowly but steadily (about
-    // 5 µs a byte): this 100 KB file takes about half a second to parse, well inside the
-    // parse's own time cap (1.5 s for its size), so nothing but the check's 200 ms budget
+    // 4 µs a byte): this 100 KB file takes about half a second to parse, well inside the
+    // parse's own time cap (1.15 s for its size), so nothing but the check's 200 ms budget
     // stops it. That budget must stop the parse itself (the file was admitted: the budget
     // is checked inside it), and the anchor is unchecked for the budget, again on the
     // next check (a file cut short is never cached as a file without declarations). (A

@@ -116,7 +116,7 @@ pub struct FileSyntax {
     /// and says nothing about the file. Never cache such a result.
     pub timed_out: bool,
     /// The parse stopped at its work or memory bound for a file of this size (a function
-    /// of the text, so cached like any result), or at its time cap, over ten times what the
+    /// of the text, so cached like any result), or at its time cap, over three times what the
     /// slowest real code needs per byte: `declarations` is empty and says nothing about
     /// the file; anchors into it are `unchecked` (reason `too_costly`), never `lost`.
     pub over_budget: bool,

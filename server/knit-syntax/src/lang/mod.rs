@@ -284,16 +284,21 @@ const PARSE_REPORTS_FLOOR: usize = 1_000;
 /// which ate a check's whole time budget (or, with none, minutes; `knit bench
 /// pathological --only recovery`). The slowest real files measured parse at 0.26–0.44 µs
 /// per byte (swift-nio's `ByteBufferTest.swift`, 196 KB in 51 ms; Effect's `Atom.ts`, 86 KB
-/// in 38 ms), so 5 µs per byte is over ten times that, and the floor keeps
-/// small files far from it. A parse past it stops like one past the work budget
-/// (`over_budget`, anchors `unchecked` as `too_costly`) and is cached with the text like
-/// one: a rerun would cost the same seconds again. It is the one bound that depends on
-/// the machine, so a file within a few times of it could read on a faster one; no real
-/// file comes within ten times. A parse whose pace shows it cannot finish by the cap is
-/// stopped when that shows, not at the cap (`crate::parse_pace`): the recovery cases
-/// above then stop in their first few hundred milliseconds.
-const PARSE_MILLIS_FLOOR: u64 = 1_000;
-const PARSE_NANOS_PER_BYTE: u64 = 5_000;
+/// in 38 ms; on 2026-12-07 the worst of 9 000 code files in six TypeScript code bases was
+/// jQuery's minified build at 0.18, `knit bench anchors --repo DIR` prints it), so 1.5 µs
+/// per byte is over three times the slowest, and with the floor over five times for any
+/// file a check reads (at most 1 MiB: 2.6 s against 0.46 s). It sits below the pace of
+/// TypeScript's slow but steady recovery (1 MB of `func f() {}}` lines: 3.7 µs a byte,
+/// which the 5 µs per byte of 2026-12-06 let run for 4–6 s). A parse past it stops like
+/// one past the work budget (`over_budget`, anchors `unchecked` as `too_costly`) and is
+/// cached with the text like one: a rerun would cost the same seconds again. It is the
+/// one bound that depends on the machine, so a file within a few times of it could read
+/// on a faster one. A parse whose pace shows it cannot finish by the cap is stopped when
+/// that shows, not at the cap (`crate::parse_pace`): the recovery cases above then stop
+/// in their first few hundred milliseconds.
+pub const PARSE_MILLIS_FLOOR: u64 = 1_000;
+/// See [`PARSE_MILLIS_FLOOR`].
+pub const PARSE_NANOS_PER_BYTE: u64 = 1_500;
 
 /// How much heap one parse may hold: `PARSE_HEAP_BYTES_PER_SOURCE_BYTE` per byte of
 /// source plus a floor, counted by [`crate::parse_memory`] at every progress report.
@@ -312,7 +317,7 @@ enum NoTree {
     /// The deadline passed (depends on the clock: never cached).
     Deadline,
     /// The work or memory budget ran out (a function of the text), or the parse ran past
-    /// its time cap ([`PARSE_NANOS_PER_BYTE`]; real code never comes within ten times).
+    /// its time cap ([`PARSE_NANOS_PER_BYTE`]; real code never comes within three times).
     OverBudget,
 }
 
@@ -599,6 +604,8 @@ pub struct ParseCost {
     pub reports: usize,
     /// The most heap tree-sitter held at any report or at the end (0 where not counted).
     pub peak_heap_bytes: usize,
+    /// Wall-clock time of the parse (the one cost that depends on the machine).
+    pub elapsed: Duration,
 }
 
 #[doc(hidden)]
@@ -612,11 +619,13 @@ pub fn parse_cost(lang: Lang, source: &str) -> ParseCost {
             false
         };
         let bytes = source.as_bytes();
+        let began = Instant::now();
         let tree = parser.parse_with_options(
             &mut |at, _| bytes.get(at..).unwrap_or_default(),
             None,
             Some(ParseOptions::new().progress_callback(&mut count)),
         );
+        cost.elapsed = began.elapsed();
         cost.peak_heap_bytes = cost.peak_heap_bytes.max((crate::parse_memory::held() - start).max(0) as usize);
         drop(tree);
         cost
