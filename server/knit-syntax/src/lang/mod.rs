@@ -285,7 +285,8 @@ const PARSE_REPORTS_FLOOR: usize = 1_000;
 /// pathological --only recovery`). The slowest real files measured parse at 0.26–0.44 µs
 /// per byte (swift-nio's `ByteBufferTest.swift`, 196 KB in 51 ms; Effect's `Atom.ts`, 86 KB
 /// in 38 ms; on 2026-12-07 the worst of 9 000 code files in six TypeScript code bases was
-/// jQuery's minified build at 0.18, `knit bench anchors --repo DIR` prints it), so 1.5 µs
+/// jQuery's minified build at 0.18, okhttp's slowest Kotlin 0.31, swift-collections'
+/// slowest Swift 0.28; `knit bench anchors --repo DIR` prints it), so 1.5 µs
 /// per byte is over three times the slowest, and with the floor over five times for any
 /// file a check reads (at most 1 MiB: 2.6 s against 0.46 s). It sits below the pace of
 /// TypeScript's slow but steady recovery (1 MB of `func f() {}}` lines: 3.7 µs a byte,
