@@ -301,6 +301,11 @@ pub const PARSE_MILLIS_FLOOR: u64 = 1_000;
 /// See [`PARSE_MILLIS_FLOOR`].
 pub const PARSE_NANOS_PER_BYTE: u64 = 1_500;
 
+/// The time cap of one parse of `len` bytes ([`PARSE_MILLIS_FLOOR`]).
+pub(crate) fn time_cap(len: usize) -> Duration {
+    Duration::from_millis(PARSE_MILLIS_FLOOR) + Duration::from_nanos((len as u64).saturating_mul(PARSE_NANOS_PER_BYTE))
+}
+
 /// How much heap one parse may hold: `PARSE_HEAP_BYTES_PER_SOURCE_BYTE` per byte of
 /// source plus a floor, counted by [`crate::parse_memory`] at every progress report.
 /// Real code holds far less (`knit bench anchors --repo DIR` prints the worst ratio, from
@@ -340,9 +345,7 @@ fn parse_tree_without(lang: Lang, source: &str, deadline: Option<Instant>, excis
             PARSE_HEAP_FLOOR.saturating_add(source.len().saturating_mul(PARSE_HEAP_BYTES_PER_SOURCE_BYTE)) as isize;
         let heap_start = crate::parse_memory::held();
         let began = Instant::now();
-        let cap = Duration::from_millis(PARSE_MILLIS_FLOOR)
-            + Duration::from_nanos((source.len() as u64).saturating_mul(PARSE_NANOS_PER_BYTE));
-        let mut pace = crate::parse_pace::Pace::new(source.len(), cap);
+        let mut pace = crate::parse_pace::Pace::new(source.len(), time_cap(source.len()));
         let mut reports = 0usize;
         let mut late = false;
         // tree-sitter calls this every 100 parse operations; true cancels.
