@@ -564,11 +564,7 @@ pub fn myst_targets(src: &str) -> Vec<String> {
                 continue;
             }
             None => {
-                for c in [b'`', b'~'] {
-                    if run(c) >= 3 {
-                        fence = Some((c, run(c)));
-                    }
-                }
+                fence = [b'`', b'~'].into_iter().map(|c| (c, run(c))).find(|(_, n)| *n >= 3);
                 if fence.is_some() {
                     continue;
                 }
@@ -634,7 +630,7 @@ fn html_ids(html: &str) -> Vec<String> {
 ///   translations) writes every heading's (`## Reference {/*reference*/}`).
 ///
 /// (`{#id}` itself is CommonMark's heading attribute, which the parser reads.)
-const HEADING_ATTRIBUTE_BLOCKS: [(&str, &str); 3] = [("{:", "}"), ("%{", "}%"), (MDX_COMMENT_ID.0, MDX_COMMENT_ID.1)];
+const HEADING_ATTRIBUTE_BLOCKS: [(&str, &str); 3] = [("{:", "}"), ("%{", "}%"), MDX_COMMENT_ID];
 
 /// The delimiters of react.dev's heading ids (see [`HEADING_ATTRIBUTE_BLOCKS`]).
 const MDX_COMMENT_ID: (&str, &str) = ("{/*", "*/}");

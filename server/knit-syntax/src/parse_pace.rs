@@ -91,16 +91,21 @@ mod tests {
 
     /// Replays reports every `step` ms, the offset at each given by `at(elapsed_ms)`,
     /// until the parse reaches the end or `until` ms; the time at which it was judged
-    /// hopeless, if it was.
+    /// hopeless, if it was. A 1 MB text under its cap [`CAP`].
     fn judged(step: u64, until: u64, at: impl Fn(u64) -> usize) -> Option<u64> {
-        let mut pace = Pace::new(MB, CAP);
+        judged_against(MB, CAP, step, until, at)
+    }
+
+    /// [`judged`] for a text of `len` bytes under `cap`.
+    fn judged_against(len: usize, cap: Duration, step: u64, until: u64, at: impl Fn(u64) -> usize) -> Option<u64> {
+        let mut pace = Pace::new(len, cap);
         let mut t = step;
         while t <= until {
             let offset = at(t);
             if pace.hopeless(ms(t), offset) {
                 return Some(t);
             }
-            if offset >= MB {
+            if offset >= len {
                 return None;
             }
             t += step;
@@ -166,18 +171,8 @@ mod tests {
         // byte) still finishes.
         let len = 1 << 20;
         let replay = |micros_per_byte: f64| {
-            let mut pace = Pace::new(len, crate::lang::time_cap(len));
-            let mut t = 20;
-            loop {
-                let offset = ((t as f64 * 1000.0 / micros_per_byte) as usize).min(len);
-                if pace.hopeless(ms(t), offset) {
-                    return Some(t);
-                }
-                if offset >= len {
-                    return None;
-                }
-                t += 20;
-            }
+            let at = |t: u64| ((t as f64 * 1000.0 / micros_per_byte) as usize).min(len);
+            judged_against(len, crate::lang::time_cap(len), 20, 10_000, at)
         };
         assert_eq!(replay(3.7), Some(100));
         assert_eq!(replay(3.0 * 0.44), None);

@@ -419,7 +419,8 @@ fn page_has_fragment(session: &mut Session, file: &str, fragment: &str, loosely:
             }
             continue;
         };
-        if if loosely { fragments.holds_loosely(fragment) } else { fragments.holds(fragment) } {
+        let holds = if loosely { fragments.holds_loosely(fragment) } else { fragments.holds(fragment) };
+        if holds {
             return true;
         }
         queue.extend(fragments.includes.iter().cloned());

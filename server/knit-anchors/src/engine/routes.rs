@@ -9,8 +9,8 @@
 use super::session::{Seen, Session};
 use super::strip_bom;
 use crate::target::{directory_url_base, folders_holding, is_markdown, join, page_candidates};
-use percent_encoding::percent_decode_str;
 use crate::source::SourceTree;
+use percent_encoding::percent_decode_str;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -29,8 +29,9 @@ impl Session<'_> {
     ///    at `/async/`, so its `../advanced/transports` is `docs/advanced/transports.md`;
     /// 3. a page whose front matter declares a `slug:` the route ends with (Docusaurus:
     ///    `slug: /faq` is served at `/docs/faq`, a blog post's `slug: intro-x` at
-    ///    `/blog/intro-x`), the one nearest the doc first; or a page whose front-matter `id` Docusaurus serves in place of its file name
-    ///    (`docs/Configuration.md` with `id: configuration` at `docs/configuration`);
+    ///    `/blog/intro-x`), the one nearest the doc first; or a page whose front-matter
+    ///    `id` Docusaurus serves in place of its file name (`docs/Configuration.md` with
+    ///    `id: configuration` at `docs/configuration`);
     /// 4. in a DocC catalogue (`X.docc/`), a relative route whose first segment names a
     ///    module (`./basiccontainers/uniquearray` → `Sources/BasicContainers/`): DocC
     ///    generates that page; only the module is checked;
@@ -40,8 +41,8 @@ impl Session<'_> {
     ///    whose route ends with the route's last three, else last two, segments; among
     ///    several, the one whose folders name the most of the route's other segments, then
     ///    the nearest the doc. A renamed page matches no tail and stays broken. A dated blog
-///    post (`blog/2023-11-13-3.1.0.md`) also answers to its dated route
-///    (`/blog/2023/11/13/3.1.0`), as Docusaurus serves it;
+    ///    post (`blog/2023-11-13-3.1.0.md`) also answers to its dated route
+    ///    (`/blog/2023/11/13/3.1.0`), as Docusaurus serves it;
     /// 6. a relative route from a doc in a numbered tree, on a site that serves its pages
     ///    without their number prefixes (Docusaurus by default; svelte.dev also flattens
     ///    the folders, so `10-getting-started/10-introduction.md` links `glossary` for
@@ -207,7 +208,7 @@ impl Session<'_> {
     fn read_page_facts(&self) -> PageFacts {
         let mut facts = PageFacts::default();
         let files = self.tree.files();
-        for page in files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES) {
+        for page in markdown_pages(&files) {
             let text = match self.seen.get(page.as_str()) {
                 Some(Seen::Text(t)) => t.clone(),
                 Some(_) => continue,
@@ -286,7 +287,7 @@ fn last_segments(form: &str) -> Vec<String> {
 fn pages_by(tree: &dyn SourceTree, keys: impl Fn(&str) -> Vec<String>) -> HashMap<String, Vec<String>> {
     let mut map: HashMap<String, Vec<String>> = HashMap::new();
     let files = tree.files();
-    for page in files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES) {
+    for page in markdown_pages(&files) {
         for key in keys(page) {
             let pages = map.entry(key).or_default();
             if pages.last() != Some(page) {
@@ -295,6 +296,11 @@ fn pages_by(tree: &dyn SourceTree, keys: impl Fn(&str) -> Vec<String>) -> HashMa
         }
     }
     map
+}
+
+/// The tree's Markdown pages routes look among: at most [`MAX_SLUG_PAGES`].
+fn markdown_pages(files: &[String]) -> impl Iterator<Item = &String> {
+    files.iter().filter(|f| is_markdown(&f.to_ascii_lowercase())).take(MAX_SLUG_PAGES)
 }
 
 /// The destination's path as written, percent-decoded, without fragment and query.
